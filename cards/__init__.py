@@ -1,0 +1,1 @@
+"""Dataset and metric card templates (Jinja2 + YAML), shipped as package data."""

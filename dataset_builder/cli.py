@@ -1,0 +1,61 @@
+"""`longform-eval build` and `longform-eval push`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .hub import push_to_hub, upload_plan
+from .registry import BUILDERS, build
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    builder = subparsers.add_parser("build", help="build a benchmark into a Hub-ready dataset folder")
+    builder.add_argument("name", choices=sorted(BUILDERS))
+    builder.add_argument(
+        "--source",
+        type=Path,
+        help="folder with the upstream files (default: $LONGFORM_EVAL_SOURCE/NAME, ../shared/data/NAME, else download)",
+    )
+    builder.add_argument("--out", type=Path, help="output folder (default: build/NAME)")
+    builder.add_argument(
+        "--weights",
+        type=Path,
+        help="hellobench: checklist weights file to use instead "
+        "of weighted_scores.txt (e.g. from `longform-eval fit-weights`)",
+    )
+    builder.add_argument("--generate", action="store_true", help="longgenbench: add seeded fresh items")
+    builder.add_argument("--seed", type=int, default=0, help="longgenbench --generate: random seed")
+    builder.add_argument("--per-scenario", type=int, default=100, help="longgenbench --generate: items per scenario")
+    builder.set_defaults(handler=run_build)
+
+    push = subparsers.add_parser("push", help="upload a built dataset folder to the Hugging Face Hub")
+    push.add_argument("folder", type=Path)
+    push.add_argument("--repo-id", required=True)
+    push.add_argument("--revision", help="branch to push to (created if missing)")
+    push.add_argument("--message", help="commit message")
+    push.add_argument("--private", action="store_true")
+    push.add_argument("--dry-run", action="store_true", help="list the files that would be uploaded")
+    push.set_defaults(handler=run_push)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    options = {}
+    if args.name == "hellobench" and args.weights:
+        options["weights"] = args.weights
+    if args.name == "longgenbench" and args.generate:
+        options.update(generate=True, seed=args.seed, per_scenario=args.per_scenario)
+    folder = build(args.name, source=args.source, out=args.out, **options)
+    print(folder)
+    return 0
+
+
+def run_push(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        print("\n".join(upload_plan(args.folder)))
+        return 0
+    info = push_to_hub(
+        args.folder, args.repo_id, revision=args.revision, commit_message=args.message, private=args.private or None
+    )
+    print(info)
+    return 0

@@ -1,0 +1,24 @@
+"""Errors raised while reading benchmark source files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class SourceError(ValueError):
+    """A source file is malformed; the message names the file, the row and the field."""
+
+    def __init__(self, path: Path | str, row: int | str | None, field: str | None, message: str):
+        self.path = Path(path)
+        self.row = row
+        self.field = field
+        where = str(self.path)
+        if row is not None:
+            where += f":{row}"
+        if field is not None:
+            where += f": field '{field}'"
+        super().__init__(f"{where}: {message}")
+
+
+class SourceUnavailableError(RuntimeError):
+    """No local copy of a benchmark was found and the upstream download failed."""

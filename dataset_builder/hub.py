@@ -1,0 +1,89 @@
+"""Publish a built dataset folder to the Hugging Face Hub."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+from huggingface_hub import HfApi
+from huggingface_hub.errors import OfflineModeIsEnabled
+
+OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
+
+
+class HubUnavailableError(RuntimeError):
+    """The Hub cannot be reached (offline mode or no network)."""
+
+
+def card_metadata(folder: Path) -> dict[str, Any]:
+    readme = folder / "README.md"
+    if not readme.is_file():
+        raise FileNotFoundError(f"{readme}: missing; build the folder with `longform-eval build` first")
+    text = readme.read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        raise ValueError(f"{readme}: no YAML header")
+    return yaml.safe_load(text.split("---\n", 2)[1]) or {}
+
+
+def upload_plan(folder: str | Path) -> list[str]:
+    """The files a push uploads, relative to the folder: the card and every data file its configs name.
+
+    Raises if the card names a data file that is missing, so a half-built folder is never pushed.
+    """
+    folder = Path(folder)
+    files = ["README.md"]
+    for config in card_metadata(folder).get("configs", []):
+        for data_file in config.get("data_files", []):
+            if not (folder / data_file["path"]).is_file():
+                raise FileNotFoundError(
+                    f"{folder / 'README.md'}: config {config['config_name']!r} names {data_file['path']}, "
+                    "which is missing"
+                )
+            files.append(data_file["path"])
+    return sorted(set(files))
+
+
+def is_offline() -> bool:
+    return any(os.environ.get(name, "").upper() in ("1", "ON", "YES", "TRUE") for name in OFFLINE_VARIABLES)
+
+
+def push_to_hub(
+    folder: str | Path,
+    repo_id: str,
+    revision: str | None = None,
+    commit_message: str | None = None,
+    private: bool | None = None,
+    token: str | None = None,
+    api: HfApi | None = None,
+):
+    """Create the dataset repo if needed and upload card + data in one commit.
+
+    The card is uploaded in the same commit as the data it describes and is never edited afterwards;
+    to change it, rebuild the folder and push a new commit.
+    """
+    folder = Path(folder)
+    files = upload_plan(folder)
+    if is_offline():
+        raise HubUnavailableError(
+            f"Cannot push {folder} to {repo_id}: offline mode is on ({' / '.join(OFFLINE_VARIABLES)}). "
+            "Unset it and make sure the Hub is reachable."
+        )
+    api = api or HfApi(token=token)
+    try:
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        if revision:
+            api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
+        return api.upload_folder(
+            repo_id=repo_id,
+            repo_type="dataset",
+            folder_path=folder,
+            revision=revision,
+            commit_message=commit_message or f"Upload {folder.name} built by longform-eval",
+            allow_patterns=files,
+        )
+    except (OfflineModeIsEnabled, ConnectionError, TimeoutError, OSError) as error:
+        if isinstance(error, FileNotFoundError):
+            raise
+        raise HubUnavailableError(f"Cannot push {folder} to {repo_id}: the Hub is unreachable ({error})") from error

@@ -1,0 +1,32 @@
+"""The `longform-eval` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from longform_eval.dataset_builder import SourceError, SourceUnavailableError
+from longform_eval.dataset_builder import cli as dataset_cli
+from longform_eval.dataset_builder.hub import HubUnavailableError
+
+EXPECTED_ERRORS = (SourceError, SourceUnavailableError, HubUnavailableError, FileNotFoundError, ImportError)
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="longform-eval", description=__doc__)
+    subparsers = root.add_subparsers(dest="command", required=True)
+    dataset_cli.add_commands(subparsers)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except EXPECTED_ERRORS as error:
+        print(f"longform-eval {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""longform_eval.metric"""

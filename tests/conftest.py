@@ -1,0 +1,27 @@
+"""Shared test setup: offline Hugging Face libraries and the real benchmark data beside the checkout."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+for variable, value in {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_EVALUATE_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "GRADIO_ANALYTICS_ENABLED": "False",
+}.items():
+    os.environ.setdefault(variable, value)
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = Path(os.environ.get("LONGFORM_EVAL_SOURCE", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        raise RuntimeError(f"the benchmark data is expected in {SHARED_DATA} (../shared/data beside the checkout)")
+    return SHARED_DATA

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from longform_eval.dataset_builder import build
+
+
+def folder_digest(folder: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def copy_source(source: Path, target: Path) -> Path:
+    """A writable copy of a benchmark source without the large released generations."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("generations", "judgements"))
+    return target
+
+
+@pytest.fixture(scope="session")
+def hellobench_folder(shared_data, tmp_path_factory) -> Path:
+    return build("hellobench", source=shared_data / "hellobench", out=tmp_path_factory.mktemp("hb") / "hellobench")
+
+
+@pytest.fixture(scope="session")
+def longgenbench_folder(shared_data, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("lgb") / "longgenbench"
+    return build("longgenbench", source=shared_data / "longgenbench", out=out, generate=True, seed=7)
+
+
+@pytest.fixture(scope="session")
+def tencent_folder(shared_data, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tle") / "tencentllmeval"
+    return build("tencentllmeval", source=shared_data / "tencentllmeval", out=out)
