@@ -1,0 +1,27 @@
+"""HelloBench's human-fitted checklist weights, shipped with the package (MIT, from upstream)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+
+WEIGHTS_FILE = "checklist_weights.json"
+TASKS = ("open_ended_qa", "summarization", "chat", "text_completion", "heuristic_text_generation")
+
+
+@functools.cache
+def weights_by_task() -> dict[str, dict[str, tuple[float, ...]]]:
+    """task -> subcategory -> weights (aligned with the checklists, summing to 100)."""
+    document = json.loads(resources.files(__package__).joinpath(WEIGHTS_FILE).read_text(encoding="utf-8"))
+    return {task: {sub: tuple(w) for sub, w in subs.items()} for task, subs in document["weights"].items()}
+
+
+def flat_weights(grouped: dict[str, dict[str, tuple[float, ...]]] | None = None) -> dict[str, tuple[float, ...]]:
+    grouped = grouped or weights_by_task()
+    return {sub: weights for subs in grouped.values() for sub, weights in subs.items()}
+
+
+def task_of_subcategory(grouped: dict[str, dict[str, tuple[float, ...]]] | None = None) -> dict[str, str]:
+    grouped = grouped or weights_by_task()
+    return {sub: task for task, subs in grouped.items() for sub in subs}

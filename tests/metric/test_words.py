@@ -1,0 +1,51 @@
+"""Our offline tokenizer equals nltk.word_tokenize on the released HelloBench responses."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import nltk
+import pytest
+
+from longform_eval.metric.words import english_punkt_parameters, word_count, word_tokenize
+
+TASKS = ("open_ended_qa", "summarization", "chat", "text_completion", "heuristic_text_generation")
+
+
+@pytest.fixture(scope="module")
+def nltk_with_punkt_tab(tmp_path_factory):
+    """Install the English punkt_tab files in NLTK's own format, so the real nltk.word_tokenize runs."""
+    root = tmp_path_factory.mktemp("nltk_data")
+    english = root / "tokenizers" / "punkt_tab" / "english"
+    english.mkdir(parents=True)
+    parameters = english_punkt_parameters()
+    (english / "abbrev_types.txt").write_text("\n".join(sorted(parameters.abbrev_types)) + "\n")
+    (english / "sent_starters.txt").write_text("\n".join(sorted(parameters.sent_starters)) + "\n")
+    (english / "collocations.tab").write_text("\n".join("\t".join(p) for p in sorted(parameters.collocations)) + "\n")
+    ortho = "\n".join(f"{k}\t{v}" for k, v in sorted(parameters.ortho_context.items()))
+    (english / "ortho_context.tab").write_text(ortho + "\n")
+    nltk.data.path.insert(0, str(root))
+    yield nltk.word_tokenize
+    nltk.data.path.remove(str(root))
+
+
+def released_responses(shared_data, model):
+    for task in TASKS:
+        path = shared_data / "hellobench" / "generations" / "main_exp" / model / f"{task}_results.jsonl.gz"
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                yield json.loads(line)["response"]
+
+
+@pytest.mark.parametrize("model", ["gpt4o_0806", "qwen2_7b"])
+def test_tokens_equal_nltk_word_tokenize_on_released_responses(shared_data, nltk_with_punkt_tab, model):
+    responses = list(released_responses(shared_data, model))
+    assert len(responses) == 647
+    for response in responses:
+        assert word_tokenize(response) == nltk_with_punkt_tab(response)
+
+
+def test_word_count_splits_sentences_before_words():
+    assert word_tokenize("It ended. Then Mr. Smith left.") == ["It", "ended", ".", "Then", "Mr.", "Smith", "left", "."]
+    assert word_count("Don't stop.") == 4
