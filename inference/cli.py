@@ -8,14 +8,23 @@ import sys
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
 from longform_eval.dataset_builder.hub import HubUnavailableError
+from longform_eval.metric import cli as metric_cli
 
-EXPECTED_ERRORS = (SourceError, SourceUnavailableError, HubUnavailableError, FileNotFoundError, ImportError)
+EXPECTED_ERRORS = (
+    SourceError,
+    SourceUnavailableError,
+    HubUnavailableError,
+    FileNotFoundError,
+    ImportError,
+    ValueError,
+)
 
 
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="longform-eval", description=__doc__)
     subparsers = root.add_subparsers(dest="command", required=True)
     dataset_cli.add_commands(subparsers)
+    metric_cli.add_commands(subparsers)
     return root
 
 

@@ -20,13 +20,17 @@ from ..unscored import Unscored
 MAX_COMPLETION_CHARS = 200_000
 FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\s*\n?(.*?)```", re.DOTALL)
 SCORE_KEY = "evaluation_score"
+SCORE_PAIR = re.compile(r"""["']evaluation_score["']\s*:\s*["']?([^,"'}\s]*)""")
 
 
 def parse_checklist_verdict(completion: str | Sequence[Any], num_checklist: int) -> list[float] | Unscored:
     """Scores of one judge completion (a string, or an already-decoded list)."""
     items = completion if isinstance(completion, (list, tuple)) else decode_list(completion)
     if isinstance(items, Unscored):
-        return items
+        pairs = SCORE_PAIR.findall(completion) if "too long" not in items.reason else []
+        if len(pairs) != num_checklist:
+            return items
+        items = [{SCORE_KEY: value} for value in pairs]
     if len(items) != num_checklist:
         return Unscored(f"expected {num_checklist} checklist verdicts, got {len(items)}")
     scores = []

@@ -1,0 +1,107 @@
+"""HelloEval as an `evaluate` metric: checklist verdicts + human-fitted weights -> HelloBench task scores."""
+
+from __future__ import annotations
+
+import datasets
+import evaluate
+
+from longform_eval.metric.helloeval.parser import parse_checklist_verdict
+from longform_eval.metric.helloeval.scoring import JudgedRow, score_rows
+from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
+
+_CITATION = """\
+@article{que2024hellobench,
+  title   = {HelloBench: Evaluating Long Text Generation Capabilities of Large Language Models},
+  author  = {Que, Haoran and Duan, Feiyu and He, Liqun and others},
+  journal = {arXiv preprint arXiv:2409.16191},
+  year    = {2024}
+}
+"""
+
+_DESCRIPTION = """\
+HelloEval scores long-form responses to HelloBench prompts. An LLM judge answers every checklist of a row
+at once on five levels (0, 0.25, 0.5, 0.75, 1); the row score is the sum of the checklist scores times the
+subcategory's human-fitted weights (0..100); a task score is (mean row score - 75) * 4, so -300..100; the
+overall score is the mean of the task scores present. Rows whose verdict cannot be used are unscored:
+left out of every mean and counted, never scored 0.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: one entry per row, either the checklist scores (list of floats in [0, 1], aligned with the
+        subcategory's checklists) or the judge's raw completion (a string, parsed as JSON or a Python
+        literal; anything that does not give exactly one valid score per checklist is unscored).
+    references: the row's subcategory, i.e. the HelloBench source field "category" (e.g. "Science",
+        "report_write"); it selects the weights and the task.
+    word_counts: optional, the response word counts (nltk.word_tokenize tokens), averaged per task.
+Returns:
+    score: mean of the task scores present (-300..100), or None when no row is scored.
+    open_ended_qa, summarization, chat, text_completion, heuristic_text_generation: task scores (-300..100),
+        one key per task present.
+    n_scored: rows with a usable verdict. n_unscored: rows without one.
+    word_count: mean over tasks of the mean word count per task (only when word_counts is given).
+Examples:
+    >>> import evaluate
+    >>> helloeval = evaluate.load("metric/helloeval")
+    >>> result = helloeval.compute(
+    ...     predictions=[[1, 1, 1, 1, 1, 1], [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75]],
+    ...     references=["report_write", "Science"],
+    ... )
+    >>> result["chat"], result["open_ended_qa"], result["score"], result["n_unscored"]
+    (100.0, 0.0, 50.0, 0)
+
+    Raw judge completions are parsed; an unusable one is counted, not scored 0:
+    >>> import json
+    >>> completion = "```json\\n" + json.dumps(
+    ...     [{"checklist_id": i, "reason": "fine", "evaluation_score": 0.5} for i in range(5)]) + "\\n```"
+    >>> result = helloeval.compute(predictions=[completion, "I cannot judge this."],
+    ...                            references=["story_writing", "story_writing"])
+    >>> round(result["heuristic_text_generation"], 2), result["n_scored"], result["n_unscored"]
+    (-100.0, 1, 1)
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class HelloEval(evaluate.Metric):
+    def _info(self) -> evaluate.MetricInfo:
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features(
+                    {
+                        "predictions": datasets.Sequence(datasets.Value("float64")),
+                        "references": datasets.Value("string"),
+                    }
+                ),
+                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+            ],
+            reference_urls=["https://github.com/Quehry/HelloBench", "https://arxiv.org/abs/2409.16191"],
+        )
+
+    def _compute(self, predictions, references, word_counts=None):
+        weights = flat_weights()
+        unknown = sorted({sub for sub in references if sub not in weights})
+        if unknown:
+            raise ValueError(f"unknown HelloBench subcategories in references: {unknown}")
+        if word_counts is not None and len(word_counts) != len(predictions):
+            raise ValueError(f"word_counts has {len(word_counts)} entries for {len(predictions)} predictions")
+        rows = [
+            JudgedRow(
+                row_id=str(index),
+                subcategory=subcategory,
+                verdict=parse_checklist_verdict(prediction, len(weights[subcategory]))
+                if isinstance(prediction, str)
+                else list(prediction),
+                word_count=None if word_counts is None else word_counts[index],
+            )
+            for index, (prediction, subcategory) in enumerate(zip(predictions, references, strict=True))
+        ]
+        scores = score_rows(rows, weights, task_of_subcategory())
+        result = {"score": scores.overall}
+        result.update({task: summary.score for task, summary in scores.tasks.items()})
+        result.update(n_scored=scores.n_scored, n_unscored=scores.n_unscored)
+        if word_counts is not None:
+            result["word_count"] = scores.mean_word_count
+        return result

@@ -1,0 +1,176 @@
+from __future__ import annotations
+
+import json
+
+import evaluate
+import numpy as np
+import pytest
+
+from longform_eval.metric import Unscored
+from longform_eval.metric.helloeval import build_judge_request, load_prompt, parse_checklist_verdict
+from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, score_rows
+from longform_eval.metric.helloeval.weights import TASKS, flat_weights, task_of_subcategory
+from longform_eval.metric.text_stats import distinct_n, repetition_n
+
+from .conftest import REPO, run_module_doctests
+
+PUBLISHED = {
+    "gpt4o_0806": (48.55, [54.82, 29.71, 42.88, 67.49, 47.87]),
+    "llama31_8b": (15.01, [42.52, 18.44, -5.26, -5.61, 24.99]),
+    "qwen2_7b": (13.68, [46.05, 7.37, -6.48, 5.12, 16.33]),
+}
+
+
+@pytest.mark.parametrize("model", sorted(PUBLISHED))
+def test_released_verdicts_reproduce_the_published_scores_through_evaluate(model, hellobench_rows, released_verdicts):
+    records = first_verdict_per_known_id(released_verdicts(model), set(hellobench_rows))
+    completions = [str(record["checklist_wise_evaluation"]) for record in records]  # Python-literal strings
+    subcategories = [hellobench_rows[record["id"]]["category"] for record in records]
+    result = evaluate.load(str(REPO / "metric/helloeval")).compute(predictions=completions, references=subcategories)
+    overall, per_task = PUBLISHED[model]
+    assert result["score"] == pytest.approx(overall, abs=0.01)
+    assert [result[task] for task in TASKS] == pytest.approx(per_task, abs=0.01)
+    assert (result["n_scored"], result["n_unscored"]) == (647, 0)
+
+
+def test_released_verdicts_all_parse(hellobench_rows, released_verdicts):
+    for model in PUBLISHED:
+        for record in released_verdicts(model):
+            n = hellobench_rows[record["id"]]["num_checklist"]
+            as_json = json.dumps(record["checklist_wise_evaluation"])
+            assert parse_checklist_verdict(as_json, n) == parse_checklist_verdict(
+                record["checklist_wise_evaluation"], n
+            )
+            assert not isinstance(parse_checklist_verdict(as_json, n), Unscored)
+
+
+def verdict(scores):
+    return [{"checklist_id": i, "reason": "because", "evaluation_score": s} for i, s in enumerate(scores)]
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("```json\n" + json.dumps(verdict([1, 0.5, 0])) + "\n```", [1.0, 0.5, 0.0]),
+        ("```python\n" + str(verdict([0.25, 0.75, 1])) + "\n```", [0.25, 0.75, 1.0]),
+        ("Here is my evaluation:\n" + json.dumps(verdict([1, 1, 1])) + "\nHope this helps.", [1.0, 1.0, 1.0]),
+        (json.dumps(verdict(["0.5", " 1 ", "0"])), [0.5, 1.0, 0.0]),
+        (str(verdict([1, 1, 0.75])).replace("because", 'it says "quoted" and it\'s fine'), [1.0, 1.0, 0.75]),
+        (str([{**v, "reason": "both \"double\" and 'single'"} for v in verdict([0, 0.25, 1])]), [0.0, 0.25, 1.0]),
+    ],
+)
+def test_parser_accepts_well_formed_verdicts(text, expected):
+    assert parse_checklist_verdict(text, 3) == expected
+
+
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        (json.dumps(verdict([1, 1, 1]))[:-40], "no JSON or Python list"),
+        (str(verdict([1, 1])).replace("because", "it's"), "no JSON or Python list"),
+        (json.dumps(verdict([1, 1])), "expected 3 checklist verdicts, got 2"),
+        (json.dumps(verdict([1, 1, 1, 1])), "expected 3 checklist verdicts, got 4"),
+        (json.dumps(verdict([1, float("nan"), 1])), "outside [0, 1]"),
+        (json.dumps(verdict([1, "1.5", 1])), "outside [0, 1]"),
+        (json.dumps(verdict([1, -0.25, 1])), "outside [0, 1]"),
+        (json.dumps(verdict([1, "good", 1])), "is not a number"),
+        (json.dumps(verdict([1, True, 1])), "is not a number"),
+        ('[{"checklist_id": 0}, 1, 2]', "no 'evaluation_score'"),
+        ("__import__('os').system('echo owned')", "no JSON or Python list"),
+        ("[" * 100_000, "no JSON or Python list"),
+        ("x" * 1_000_000, "too long"),
+        ("", "no JSON or Python list"),
+    ],
+)
+def test_parser_returns_unscored_with_a_reason_on_hostile_input(text, reason):
+    result = parse_checklist_verdict(text, 3)
+    assert isinstance(result, Unscored)
+    assert reason in result.reason
+
+
+def test_judge_prompt_is_filled_from_a_row(hellobench_rows):
+    row = hellobench_rows["chat_002"]
+    request = build_judge_request(row, "Template 1: The Mann-Whitney U test showed U = 12, p = .03. Done.")
+    system, user = request.messages
+    assert system["role"] == "system" and system["content"] == load_prompt().system
+    assert '{"instruction": write 10 different templates to report mann whitney u-test}' in user["content"]
+    assert '{"response": Template 1 : The Mann-Whitney U test showed U = 12 , p = .03 . Done .}' in user["content"]
+    assert json.dumps(row["checklists"][0], ensure_ascii=False)[1:-1] in user["content"]
+    assert "There are total 6 checklists" in user["content"]
+    assert request.num_checklist == 6 and not request.truncated
+    settings = load_prompt().judge
+    assert (settings.model, settings.temperature, settings.max_tokens, settings.seed, settings.attempts) == (
+        "gpt-4o",
+        0.8,
+        4096,
+        42,
+        3,
+    )
+
+
+def test_long_responses_are_truncated_to_16000_tokens_and_flagged(hellobench_rows):
+    row = hellobench_rows["chat_002"]
+    assert not build_judge_request(row, "zebra " * 15000).truncated
+    request = build_judge_request(row, "zebra " * 15001)
+    assert request.truncated  # over 15000 tokens: flagged, and the first 16000 kept (all 15001 here)
+    assert request.messages[1]["content"].count("zebra") == 15001
+    request = build_judge_request(row, "zebra " * 20000)
+    assert request.messages[1]["content"].count("zebra") == 16000
+
+
+def test_unscored_rows_are_counted_and_never_scored_zero():
+    weights, task_of = flat_weights(), task_of_subcategory()
+    rows = [
+        JudgedRow("a", "news", [1.0] * 6),
+        JudgedRow("b", "news", Unscored("truncated JSON")),
+        JudgedRow("c", "news", [1.0] * 5),  # wrong length
+    ]
+    scores = score_rows(rows, weights, task_of)
+    assert scores.tasks["summarization"].score == pytest.approx(100.0)
+    assert (scores.n_scored, scores.n_unscored) == (1, 2)
+    assert scores.unscored_reasons == {"truncated JSON": 1, "expected 6 checklist scores, got 5": 1}
+    assert scores.subcategories["news"].n_unscored == 2
+
+
+def test_subcategory_breakdown_and_word_counts():
+    weights, task_of = flat_weights(), task_of_subcategory()
+    rows = [
+        JudgedRow("1", "news", [0.5] * 6, 100),
+        JudgedRow("2", "blogs", [1] * 6, 300),
+        JudgedRow("3", "Science", [1] * 7, 50),
+    ]
+    scores = score_rows(rows, weights, task_of)
+    assert scores.subcategories["news"].mean_row_score == pytest.approx(50)
+    assert scores.tasks["summarization"].mean_row_score == pytest.approx(75)
+    assert scores.tasks["summarization"].score == pytest.approx(0)
+    assert scores.tasks["summarization"].mean_word_count == 200
+    assert scores.mean_word_count == pytest.approx((200 + 50) / 2)
+    assert scores.overall == pytest.approx((0 + 100) / 2)
+
+
+def test_repetition_and_distinct_4():
+    looping = ["a", "b", "c", "d"] * 5
+    assert repetition_n(looping) == 1.0
+    assert distinct_n(looping) == pytest.approx(4 / 20)
+    fresh = [str(i) for i in range(20)]
+    assert repetition_n(fresh) == 0.0 and distinct_n(fresh) == pytest.approx(17 / 20)
+    assert repetition_n("one two three") == 0.0
+    assert 0 < repetition_n("I think so. I think so. I think so. Fine.") < 1
+
+
+def test_metric_doctests_run(monkeypatch):
+    results = run_module_doctests(REPO / "metric/helloeval/helloeval.py", monkeypatch)
+    assert results.failed == 0 and results.attempted >= 2
+
+
+def test_metric_rejects_unknown_subcategories():
+    with pytest.raises(ValueError, match="unknown HelloBench subcategories"):
+        evaluate.load(str(REPO / "metric/helloeval")).compute(predictions=[[1.0]], references=["Poetry"])
+
+
+def test_shipped_weights_equal_the_released_file(shared_data):
+    from longform_eval.dataset_builder.hellobench_weights import load_weights
+
+    released = load_weights(shared_data / "hellobench/weighted_scores.txt")
+    assert {k: list(v) for k, v in flat_weights().items()} == released
+    assert np.isclose(min(min(w) for w in released.values()), 5.26, atol=0.01)
