@@ -1,0 +1,44 @@
+"""Pairwise human-aligned evaluation: outcomes, win rates, evaluator QC, agreement, Elo and Bradley-Terry."""
+
+from .annotators import (
+    AnnotatorQC,
+    gold_labels,
+    gsb,
+    majority,
+    pairwise_agreement,
+    quality_control,
+    three_label_agreement,
+    z_scores,
+)
+from .judge import load_pairwise_prompt, pairwise_messages, parse_pairwise_verdict
+from .outcomes import Battle, Outcome, as_outcome, combine_orders, flip_rate, from_single_scores, swap
+from .ratings import BradleyTerry, bradley_terry, elo_ratings, elo_win_probability, predicted_win_rates
+from .winrate import tencent_win_rate, win_rate_matrix
+
+__all__ = [
+    "AnnotatorQC",
+    "Battle",
+    "BradleyTerry",
+    "Outcome",
+    "as_outcome",
+    "bradley_terry",
+    "combine_orders",
+    "elo_ratings",
+    "elo_win_probability",
+    "flip_rate",
+    "from_single_scores",
+    "gold_labels",
+    "gsb",
+    "load_pairwise_prompt",
+    "majority",
+    "pairwise_agreement",
+    "pairwise_messages",
+    "parse_pairwise_verdict",
+    "predicted_win_rates",
+    "quality_control",
+    "swap",
+    "tencent_win_rate",
+    "three_label_agreement",
+    "win_rate_matrix",
+    "z_scores",
+]

@@ -1,0 +1,95 @@
+"""Pairwise human-aligned evaluation as an `evaluate` metric: agreement with reference labels, Elo and BT."""
+
+from __future__ import annotations
+
+import datasets
+import evaluate
+from sklearn.metrics import cohen_kappa_score
+
+from longform_eval.metric.pairwise.outcomes import Battle, as_outcome
+from longform_eval.metric.pairwise.ratings import bradley_terry, elo_ratings
+
+_CITATION = """\
+@article{xie2023tencentllmeval,
+  title   = {TencentLLMEval: A Hierarchical Evaluation of Real-World Capabilities for Human-Aligned LLMs},
+  author  = {Xie, Shuyi and Yao, Wenlin and Dai, Yong and others},
+  journal = {arXiv preprint arXiv:2311.05374},
+  year    = {2023}
+}
+"""
+
+_DESCRIPTION = """\
+Pairwise comparisons with four outcomes: A better, B better, equally good, equally bad. The metric measures
+how often a set of labels (e.g. an LLM judge's) agrees with reference labels (e.g. human majority), and, given
+the model names, rates the models from the predicted labels with Elo (K=4, start 1000, mean of 20 seeded
+shuffles) and Bradley-Terry (maximum likelihood, seeded bootstrap 95% intervals). Both ties are draws.
+Predictions that are empty or "unscored" are left out and counted.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: labels to evaluate, one per comparison: "A", "B", "equally_good", "equally_bad"
+        ("tie" is read as equally good); "" or "unscored" for a verdict that could not be parsed.
+    references: reference labels in the same vocabulary (e.g. the human majority).
+    model_a: optional, the model shown as A in each comparison. model_b: the model shown as B.
+    bootstrap_rounds: Bradley-Terry bootstrap rounds (default 100). seed: random seed (default 0).
+Returns:
+    agreement: share of scored comparisons whose prediction equals the reference (0..1).
+    cohen_kappa: chance-corrected agreement (-1..1). n_scored, n_unscored: comparisons used / left out.
+    With model_a and model_b: elo_<model>, bt_<model>, bt_<model>_lower, bt_<model>_upper (Elo scale,
+    around 1000), computed from the predictions.
+Examples:
+    >>> import evaluate
+    >>> pairwise = evaluate.load("metric/pairwise")
+    >>> result = pairwise.compute(predictions=["A", "B", "equally_good", "unscored"],
+    ...                           references=["A", "A", "equally_good", "B"])
+    >>> round(result["agreement"], 3), result["n_scored"], result["n_unscored"]
+    (0.667, 3, 1)
+
+    >>> result = pairwise.compute(predictions=["A"] * 6 + ["B"] * 2, references=["A"] * 8,
+    ...                           model_a=["gpt"] * 8, model_b=["llama"] * 8, bootstrap_rounds=20)
+    >>> result["elo_gpt"] > 1000 > result["elo_llama"], result["bt_gpt"] > result["bt_llama"]
+    (True, True)
+"""
+
+UNSCORED_LABELS = {"", "unscored"}
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Pairwise(evaluate.Metric):
+    def _info(self) -> evaluate.MetricInfo:
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {"predictions": datasets.Value("string"), "references": datasets.Value("string")}
+            ),
+            reference_urls=["https://github.com/xsysigma/TencentLLMEval", "https://arxiv.org/abs/2311.05374"],
+        )
+
+    def _compute(self, predictions, references, model_a=None, model_b=None, bootstrap_rounds=100, seed=0):
+        keep = [i for i, p in enumerate(predictions) if (p or "").strip().lower() not in UNSCORED_LABELS]
+        predicted = [as_outcome(predictions[i]).value for i in keep]
+        expected = [as_outcome(references[i]).value for i in keep]
+        result = {
+            "agreement": sum(p == r for p, r in zip(predicted, expected, strict=True)) / len(keep) if keep else None,
+            "cohen_kappa": float(cohen_kappa_score(predicted, expected))
+            if len(set(predicted + expected)) > 1
+            else None,
+            "n_scored": len(keep),
+            "n_unscored": len(predictions) - len(keep),
+        }
+        if model_a is None and model_b is None:
+            return result
+        if model_a is None or model_b is None or not len(model_a) == len(model_b) == len(predictions):
+            raise ValueError("model_a and model_b must both be given, one name per prediction")
+        battles = [Battle(model_a[i], model_b[i], as_outcome(predictions[i])) for i in keep]
+        for model, rating in elo_ratings(battles, seed=seed).items():
+            result[f"elo_{model}"] = rating
+        bt = bradley_terry(battles, bootstrap=bootstrap_rounds, seed=seed)
+        for model in bt.models:
+            result[f"bt_{model}"] = bt.ratings[model]
+            result[f"bt_{model}_lower"] = bt.lower[model]
+            result[f"bt_{model}_upper"] = bt.upper[model]
+        return result

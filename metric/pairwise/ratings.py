@@ -1,0 +1,108 @@
+"""Elo (TencentLLMEval: K = 4, start 1000, mean over 20 seeded shuffles) and Bradley-Terry with bootstrap CIs.
+
+Ties ("equally good" and "equally bad") are draws: S = 0.5 in Elo, half a win and half a loss in Bradley-Terry.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+
+from .outcomes import Battle, models_of, score_for_a
+
+ELO_SCALE = 400.0
+RIDGE = 1e-6  # keeps a model that never lost (or never won) at a finite rating
+
+
+def battle_arrays(battles: Sequence[Battle], models: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    index = {m: i for i, m in enumerate(models)}
+    a = np.fromiter((index[b.model_a] for b in battles), dtype=np.int64, count=len(battles))
+    b = np.fromiter((index[b.model_b] for b in battles), dtype=np.int64, count=len(battles))
+    s = np.fromiter((score_for_a(x.outcome) for x in battles), dtype=np.float64, count=len(battles))
+    return a, b, s
+
+
+def elo_win_probability(rating_i: float, rating_j: float) -> float:
+    """Elo-implied probability that i beats j: 1 / (1 + 10^((R_j - R_i) / 400))."""
+    return 1.0 / (1.0 + 10.0 ** ((rating_j - rating_i) / ELO_SCALE))
+
+
+def elo_ratings(
+    battles: Sequence[Battle], k: float = 4.0, initial: float = 1000.0, rounds: int = 20, seed: int = 0
+) -> dict[str, float]:
+    """Online Elo over the battles in random order, averaged over `rounds` seeded shuffles."""
+    models = models_of(battles)
+    a, b, s = battle_arrays(battles, models)
+    rng = np.random.default_rng(seed)
+    total = np.zeros(len(models))
+    for _ in range(rounds):
+        ratings = [initial] * len(models)
+        for t in rng.permutation(len(battles)).tolist():
+            i, j = a[t], b[t]
+            expected = 1.0 / (1.0 + 10.0 ** ((ratings[j] - ratings[i]) / ELO_SCALE))
+            delta = k * (s[t] - expected)
+            ratings[i] += delta
+            ratings[j] -= delta
+        total += ratings
+    return dict(zip(models, (total / rounds).tolist(), strict=True))
+
+
+def fit_strengths(a: np.ndarray, b: np.ndarray, s: np.ndarray, n_models: int) -> np.ndarray:
+    """Maximum-likelihood Bradley-Terry log-strengths (mean zero) from aggregated pairwise points."""
+    points = np.zeros((n_models, n_models))
+    np.add.at(points, (a, b), s)
+    np.add.at(points, (b, a), 1.0 - s)
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        diff = theta[:, None] - theta[None, :]
+        log_p = -np.logaddexp(0.0, -diff)
+        p = np.exp(log_p)
+        value = -float(np.sum(points * log_p)) + RIDGE * float(theta @ theta)
+        pull = points * (1.0 - p)
+        gradient = -(pull.sum(axis=1) - pull.sum(axis=0)) + 2 * RIDGE * theta
+        return value, gradient
+
+    result = minimize(objective, np.zeros(n_models), jac=True, method="L-BFGS-B")
+    return result.x - result.x.mean()
+
+
+@dataclass(frozen=True)
+class BradleyTerry:
+    models: list[str]
+    ratings: dict[str, float]
+    lower: dict[str, float]
+    upper: dict[str, float]
+    rounds: int
+
+
+def bradley_terry(
+    battles: Sequence[Battle], bootstrap: int = 100, seed: int = 0, base: float = 1000.0, alpha: float = 0.05
+) -> BradleyTerry:
+    """BT ratings on the Elo scale (base + 400 * log10-strength) with percentile bootstrap intervals."""
+    models = models_of(battles)
+    a, b, s = battle_arrays(battles, models)
+    to_elo = ELO_SCALE / math.log(10.0)
+    point = base + to_elo * fit_strengths(a, b, s, len(models))
+    rng = np.random.default_rng(seed)
+    samples = np.empty((bootstrap, len(models)))
+    for r in range(bootstrap):
+        pick = rng.integers(0, len(battles), len(battles))
+        samples[r] = base + to_elo * fit_strengths(a[pick], b[pick], s[pick], len(models))
+    low, high = (
+        np.percentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0) if bootstrap else (point, point)
+    )
+    return BradleyTerry(
+        models=models,
+        ratings=dict(zip(models, point.tolist(), strict=True)),
+        lower=dict(zip(models, np.asarray(low).tolist(), strict=True)),
+        upper=dict(zip(models, np.asarray(high).tolist(), strict=True)),
+        rounds=bootstrap,
+    )
+
+
+def predicted_win_rates(ratings: dict[str, float]) -> dict[tuple[str, str], float]:
+    return {(i, j): elo_win_probability(ri, rj) for i, ri in ratings.items() for j, rj in ratings.items() if i != j}
