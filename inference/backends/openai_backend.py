@@ -1,0 +1,167 @@
+"""Any OpenAI-compatible server (OpenAI, `vllm serve`, llama.cpp's server): async, bounded, retrying.
+
+- At most `max_in_flight` requests at once (asyncio semaphore).
+- Retries on 429, 5xx, timeouts and connection errors with exponential backoff and full jitter, honouring a
+  `Retry-After` header; `timeout` bounds each request.
+- The API key comes only from the environment (`api_key_env`, default OPENAI_API_KEY); it is never written.
+- A request that still fails gets a Result with `error` set; if the server cannot be reached at all, the
+  backend raises ServerUnreachableError after saving whatever already finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from collections.abc import Sequence
+
+from ..config import GenerationConfig
+from .base import OnResult, Request, Result
+
+RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+
+
+class ServerUnreachableError(ConnectionError):
+    pass
+
+
+def retry_after_seconds(headers) -> float | None:
+    value = headers.get("retry-after") if headers is not None else None
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value)
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+class OpenAIBackend:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        max_in_flight: int = 8,
+        max_attempts: int = 5,
+        timeout: float = 600.0,
+        backoff_base: float = 1.0,
+        backoff_cap: float = 60.0,
+        **unexpected,
+    ):
+        if "api_key" in unexpected:
+            raise ValueError("the API key is read only from the environment: set OPENAI_API_KEY or api_key_env=NAME")
+        if unexpected:
+            raise TypeError(f"unknown openai backend options: {sorted(unexpected)}")
+        import openai
+
+        self.openai = openai
+        self.name = f"openai:{model}"
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        self.api_key = os.environ.get(api_key_env) or ("EMPTY" if base_url else None)
+        if self.api_key is None:
+            raise ValueError(f"set {api_key_env} in the environment (or give base_url for a local server)")
+        self.max_in_flight = int(max_in_flight)
+        self.max_attempts = int(max_attempts)
+        self.timeout = float(timeout)
+        self.backoff_base = float(backoff_base)
+        self.backoff_cap = float(backoff_cap)
+        self.calls = 0
+
+    def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
+        return asyncio.run(self.generate_async(requests, config, on_result))
+
+    async def generate_async(self, requests, config, on_result):
+        client = self.openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.timeout
+        )
+        gate = asyncio.Semaphore(self.max_in_flight)
+        unreachable: list[str] = []
+
+        async def run_one(request: Request) -> Result:
+            async with gate:
+                result = await self.with_retries(client, request, config)
+            if result.error and result.extra.get("connection_error"):
+                unreachable.append(result.error)
+            elif on_result is not None:
+                on_result(result)
+            return result
+
+        try:
+            results = await asyncio.gather(*(run_one(r) for r in requests))
+        finally:
+            await client.close()
+        if unreachable:
+            raise ServerUnreachableError(f"cannot reach {self.base_url}: {unreachable[0]}")
+        return list(results)
+
+    async def with_retries(self, client, request: Request, config: GenerationConfig) -> Result:
+        began = time.perf_counter()
+        error, connection_error = "", False
+        for attempt in range(1, self.max_attempts + 1):
+            self.calls += 1
+            try:
+                result = await self.call(client, request, config)
+                result.attempts, result.seconds = attempt, time.perf_counter() - began
+                return result
+            except self.openai.APIStatusError as failure:
+                error, connection_error = f"HTTP {failure.status_code}: {str(failure)[:200]}", False
+                if failure.status_code not in RETRY_STATUS:
+                    break
+                wait = retry_after_seconds(failure.response.headers)
+            except (self.openai.APITimeoutError, self.openai.APIConnectionError) as failure:
+                timed_out = isinstance(failure, self.openai.APITimeoutError)
+                error, connection_error = f"{type(failure).__name__}: {failure}", not timed_out
+                wait = None
+            if attempt < self.max_attempts:
+                await asyncio.sleep(wait if wait is not None else self.backoff(attempt))
+        return Result(
+            request.key,
+            "",
+            None,
+            None,
+            None,
+            time.perf_counter() - began,
+            attempts=self.max_attempts,
+            error=error,
+            extra={"connection_error": connection_error},
+        )
+
+    def backoff(self, attempt: int) -> float:
+        """Full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]."""
+        return random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1)))
+
+    async def call(self, client, request: Request, config: GenerationConfig) -> Result:
+        common = {
+            "model": self.model,
+            "max_tokens": config.max_new_tokens,
+            "temperature": config.temperature,
+            "top_p": config.top_p,
+        }
+        if config.seed is not None:
+            common["seed"] = config.seed
+        if config.stop:
+            common["stop"] = list(config.stop)
+        if request.messages is not None:
+            response = await client.chat.completions.create(messages=list(request.messages), **common)
+            choice = response.choices[0]
+            text = choice.message.content or ""
+        else:
+            response = await client.completions.create(prompt=request.prompt, **common)
+            choice = response.choices[0]
+            text = choice.text or ""
+        usage = response.usage
+        return Result(
+            key=request.key,
+            text=text,
+            finish_reason=choice.finish_reason,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+            seconds=0.0,
+        )
+
+    def close(self) -> None:
+        pass

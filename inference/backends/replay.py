@@ -1,0 +1,52 @@
+"""`replay:PATH`: answers from recorded completions (JSON Lines of `{"key": ..., "text": ...}`).
+
+Use it to re-judge or re-score with completions recorded elsewhere (for example released judge verdicts),
+with the runner's whole pipeline and no model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..config import GenerationConfig
+from .base import OnResult, Request, Result, deliver
+
+
+class ReplayBackend:
+    def __init__(self, model: str):
+        path = Path(model)
+        if not path.is_file():
+            raise FileNotFoundError(f"replay:{model}: no such file of recorded completions")
+        self.name = f"replay:{model}"
+        self.completions = {}
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    record = json.loads(line)
+                    self.completions[str(record["key"])] = record["text"]
+        self.calls = 0
+
+    def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
+        results = []
+        for request in requests:
+            self.calls += 1
+            began = time.perf_counter()
+            text = self.completions.get(request.key)
+            results.append(
+                Result(
+                    key=request.key,
+                    text=text or "",
+                    finish_reason="stop" if text is not None else None,
+                    prompt_tokens=None,
+                    completion_tokens=None,
+                    seconds=time.perf_counter() - began,
+                    error=None if text is not None else f"no recorded completion for {request.key!r}",
+                )
+            )
+        return deliver(results, on_result)
+
+    def close(self) -> None:
+        pass

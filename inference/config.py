@@ -1,0 +1,54 @@
+"""Typed configuration: model names, generation settings, run settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GenerationConfig(BaseModel):
+    """Sampling settings, recorded in every run folder."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_new_tokens: int = Field(1024, gt=0)
+    temperature: float = Field(0.0, ge=0.0)
+    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    seed: int | None = 0
+    stop: tuple[str, ...] = ()
+    chat_template: bool = True
+
+
+class ModelSpec(BaseModel):
+    """`BACKEND:MODEL` (e.g. `vllm:/models/Llama-3.1-8B-Instruct`, `openai:gpt-4o-mini`, `local:default`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    backend: str
+    model: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, name: str, options: dict[str, Any] | None = None) -> ModelSpec:
+        backend, sep, model = name.partition(":")
+        if not sep or not backend or not model:
+            raise ValueError(f"model {name!r}: expected BACKEND:MODEL, e.g. openai:gpt-4o-mini or local:default")
+        return cls(backend=backend, model=model, options=options or {})
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend}:{self.model}"
+
+
+def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
+    """`--model-arg k=v` values, with YAML typing of v (numbers, booleans)."""
+    import yaml
+
+    options: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--model-arg {pair!r}: expected KEY=VALUE")
+        options[key.strip()] = yaml.safe_load(value)
+    return options

@@ -1,0 +1,260 @@
+"""A run folder and its stages. Every stage resumes: finished records are never redone or repeated."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+from longform_eval.metric import Unscored
+
+from ..backends import Backend, create_backend
+from ..backends.base import Request, Result
+from ..benchmarks import JudgeCall, Selection, load_benchmark, rows_hash, strip_think
+from ..config import GenerationConfig, ModelSpec
+from ..progress import console, stage_progress
+from ..records import RecordLog
+
+CONFIG_FILE = "config.yaml"
+IGNORED_ON_RESUME = {"package_version"}
+
+
+class RunConfigMismatch(ValueError):
+    pass
+
+
+def package_version() -> str:
+    try:
+        return version("longform-eval")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class RunConfig(BaseModel):
+    """Everything needed to reproduce a run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    benchmark: str
+    selection: dict[str, Any]
+    source: str | None = None
+    generator_seed: int = 0
+    verdict_rule: str = "paper"
+    dataset_hash: str = ""
+    model: ModelSpec | None = None
+    generation: GenerationConfig
+    judge: ModelSpec | None = None
+    judge_generation: GenerationConfig
+    judge_attempts: int = 1
+    strip_think: bool = True
+    package_version: str = ""
+
+
+def request_hash(request: Request, config: GenerationConfig) -> str:
+    payload = {"messages": request.messages, "prompt": request.prompt, "config": config.model_dump(mode="json")}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Run:
+    def __init__(self, folder: str | Path, config: RunConfig, force: bool = False):
+        self.folder = Path(folder)
+        self.benchmark = load_benchmark(
+            config.benchmark,
+            Selection(**config.selection),
+            config.source,
+            **(
+                {"seed": config.generator_seed, "verdict_rule": config.verdict_rule}
+                if config.benchmark == "longgenbench"
+                else {}
+            ),
+        )
+        config.dataset_hash = rows_hash(self.benchmark.rows)
+        config.package_version = package_version()
+        self.config = self.reconcile(config, force)
+        self.generations = RecordLog(self.folder / "generations.jsonl", ("sample_id",))
+        self.judgements = RecordLog(self.folder / "judgements.jsonl", ("key",))
+        self.model_calls = 0
+        self.judge_calls = 0
+
+    @classmethod
+    def open(cls, folder: str | Path, **changes: Any) -> Run:
+        """Reopen an existing run folder (for `judge`, `score`, `report`), optionally setting missing fields."""
+        path = Path(folder) / CONFIG_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: not a run folder (no {CONFIG_FILE})")
+        stored = yaml.safe_load(path.read_text(encoding="utf-8"))
+        force = changes.pop("force", False)
+        stored.update({k: v for k, v in changes.items() if v is not None})
+        return cls(folder, RunConfig.model_validate(stored), force=force)
+
+    def reconcile(self, config: RunConfig, force: bool) -> RunConfig:
+        path = self.folder / CONFIG_FILE
+        if path.is_file() and not force:
+            stored = yaml.safe_load(path.read_text(encoding="utf-8"))
+            new = config.model_dump(mode="json")
+            changed = sorted(
+                k
+                for k in new
+                if k not in IGNORED_ON_RESUME
+                and stored.get(k) != new[k]
+                and not (k == "judge" and stored.get(k) is None)
+            )
+            if changed:
+                raise RunConfigMismatch(
+                    f"{path}: the run was started with a different configuration ({', '.join(changed)}). "
+                    "Use another --out folder, or --force to continue with the new configuration."
+                )
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True))
+        return config
+
+    # ----- generate -------------------------------------------------------------------------------------
+    def pending_generations(self) -> list[Request]:
+        done = {key[0] for key in self.generations.done_keys()}
+        return [self.benchmark.generation_request(row) for row in self.benchmark.rows if row["id"] not in done]
+
+    def generate(self, backend_factory: Callable[[ModelSpec], Backend] = create_backend) -> int:
+        """Generate the missing responses; returns the number of failed requests."""
+        pending = self.pending_generations()
+        if not pending:
+            return 0
+        if self.config.model is None:
+            raise ValueError(f"{self.folder}: no model to generate with (this run imported its generations)")
+        from ..parallel import shard_for_this_process
+
+        mine, log, finish = shard_for_this_process(pending, self.generations)
+        failures = 0
+        if mine:
+            backend = backend_factory(self.config.model)
+            with stage_progress(f"generate ({self.config.model.name})", len(mine)) as tick:
+
+                def save(result: Result) -> None:
+                    nonlocal failures
+                    self.model_calls += 1
+                    if result.error:
+                        failures += 1
+                        console.print(f"[red]generation {result.key} failed: {result.error}")
+                    else:
+                        log.append(self.generation_record(result))
+                    tick()
+
+                try:
+                    backend.generate(mine, self.config.generation, on_result=save)
+                finally:
+                    log.close()
+                    backend.close()
+        finish()
+        return failures
+
+    def generation_record(self, result: Result) -> dict[str, Any]:
+        row = self.benchmark.by_id[result.key]
+        request = self.benchmark.generation_request(row)
+        return {
+            "sample_id": result.key,
+            "model": self.config.model.name,
+            "prompt_hash": request_hash(request, self.config.generation),
+            "response": result.text,
+            "finish_reason": result.finish_reason,
+            "truncated": result.finish_reason == "length",
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "seconds": round(result.seconds, 4),
+            "attempts": result.attempts,
+        }
+
+    # ----- judge ----------------------------------------------------------------------------------------
+    def pending_judge_calls(self) -> list[tuple[JudgeCall, bool]]:
+        done = {key[0] for key in self.judgements.done_keys()}
+        calls = []
+        for sample_id, generation in self.generations.latest().items():
+            row = self.benchmark.by_id.get(sample_id[0])
+            if row is None:
+                continue
+            response, stripped = generation["response"], False
+            if self.config.strip_think:
+                response, stripped = strip_think(response)
+            calls.extend((c, stripped) for c in self.benchmark.judge_calls(row, response) if c.key not in done)
+        return calls
+
+    def judge(self, backend_factory: Callable[[ModelSpec], Backend] = create_backend) -> int:
+        """Judge every generation not judged yet; returns the number of unscored judgements written."""
+        pending = self.pending_judge_calls()
+        if not pending:
+            return 0
+        if self.config.judge is None:
+            raise ValueError(f"{self.folder}: no judge configured; pass --judge BACKEND:MODEL")
+        backend = backend_factory(self.config.judge)
+        unscored = 0
+        history: dict[str, list[str]] = {}
+        stripped = {call.key: flag for call, flag in pending}
+        todo = {call.key: call for call, _ in pending}
+        attempts = self.config.judge_attempts
+        try:
+            with stage_progress(f"judge ({self.config.judge.name})", len(todo)) as tick:
+                for attempt in range(1, attempts + 1):
+                    if not todo:
+                        break
+                    config = self.config.judge_generation
+                    if attempt > 1 and config.seed is not None:
+                        config = config.model_copy(update={"seed": config.seed + attempt - 1})
+                    retry: dict[str, JudgeCall] = {}
+
+                    def save(result: Result, attempt: int = attempt, retry: dict = retry, todo: dict = todo) -> None:
+                        nonlocal unscored
+                        self.judge_calls += 1
+                        call = todo[result.key]
+                        row = self.benchmark.by_id[call.sample_id]
+                        history.setdefault(call.key, []).append(result.text)
+                        if result.error:
+                            verdict = Unscored(f"judge call failed: {result.error}")
+                        else:
+                            verdict = self.benchmark.parse(call.meta, row, result.text)
+                        if isinstance(verdict, Unscored) and attempt < attempts:
+                            retry[call.key] = call
+                            return
+                        unscored += isinstance(verdict, Unscored)
+                        self.judgements.append(
+                            self.judgement_record(call, verdict, history[call.key], stripped[call.key])
+                        )
+                        tick()
+
+                    backend.generate([c.request for c in todo.values()], config, on_result=save)
+                    todo = retry
+        finally:
+            self.judgements.close()
+            backend.close()
+        return unscored
+
+    def judgement_record(self, call: JudgeCall, verdict: Any, completions: list[str], stripped: bool) -> dict:
+        return {
+            "key": call.key,
+            "sample_id": call.sample_id,
+            "judge": self.config.judge.name,
+            "completion": completions[-1],
+            "completions": completions,
+            "attempts": len(completions),
+            "verdict": None if isinstance(verdict, Unscored) else verdict,
+            "unscored_reason": verdict.reason if isinstance(verdict, Unscored) else None,
+            "stripped_think": stripped,
+            **call.meta,
+        }
+
+    # ----- score ----------------------------------------------------------------------------------------
+    def score(self) -> dict[str, Any]:
+        generations = {k[0]: v for k, v in self.generations.latest().items()}
+        judgements = {k[0]: v for k, v in self.judgements.latest().items()}
+        scores = self.benchmark.score(generations, judgements)
+        scores["benchmark"] = self.config.benchmark
+        scores["model"] = self.config.model.name if self.config.model else self.folder.name
+        scores["judge"] = self.config.judge.name if self.config.judge else None
+        scores["n_samples"] = len(self.benchmark.rows)
+        scores["n_generated"] = len(generations)
+        scores["n_truncated_generations"] = sum(1 for g in generations.values() if g.get("truncated"))
+        (self.folder / "scores.json").write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+        return scores
