@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from rich.console import Console
 
 from .backends import create_backend
 from .benchmarks import Selection, load_benchmark
@@ -134,7 +133,8 @@ def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> R
     }
     generation = generation.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     judging = benchmark.judge_defaults()
-    judge_tokens = args.judge_max_new_tokens or (DEFAULT_LIMITS["judge_max_new_tokens"] if demo else None)
+    demo_judge_tokens = min(judging.max_new_tokens, DEFAULT_LIMITS["judge_max_new_tokens"]) if demo else None
+    judge_tokens = args.judge_max_new_tokens or demo_judge_tokens
     if judge_tokens:
         judging = judging.model_copy(update={"max_new_tokens": judge_tokens})
     return RunConfig(
@@ -186,6 +186,7 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
         if "report" in stages:
             write_report(run.folder)
         folders.append(run.folder)
+        print(f"{run.folder}: model calls {run.model_calls}, judge calls {run.judge_calls}", file=sys.stderr)
     for backend in backends.values():
         backend.inner.close()
     if folders and "score" in stages:
@@ -208,17 +209,16 @@ class KeepOpen:
 
 
 def print_dry_run(run: Run) -> None:
-    console = Console()
     pending = run.pending_generations()
     prompt_chars = sum(len(r.prompt or "".join(m["content"] for m in r.messages)) for r in pending)
-    console.print(
-        f"[bold]{run.folder}[/]: {len(run.benchmark.rows)} samples; "
+    print(
+        f"{run.folder}: {len(run.benchmark.rows)} samples; "
         f"{len(pending)} generation calls to {run.config.model.name if run.config.model else '-'}, "
         f"about {prompt_chars // 4:,} prompt tokens + up to "
         f"{len(pending) * run.config.generation.max_new_tokens:,} new tokens"
     )
     judge_calls = run.pending_judge_calls()
-    console.print(
+    print(
         f"  judge calls now pending: {len(judge_calls)} (more after generation) to "
         f"{run.config.judge.name if run.config.judge else '-'}, up to "
         f"{run.config.judge_attempts} attempts each, max {run.config.judge_generation.max_new_tokens} "

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..config import GenerationConfig
-from .base import OnResult, Request, Result, deliver
+from .base import OnResult, Request, Result
 
 
 class ReplayBackend:
-    def __init__(self, model: str):
+    def __init__(self, model: str, delay: float = 0.0):
         path = Path(model)
         if not path.is_file():
             raise FileNotFoundError(f"replay:{model}: no such file of recorded completions")
@@ -28,25 +28,29 @@ class ReplayBackend:
                     record = json.loads(line)
                     self.completions[str(record["key"])] = record["text"]
         self.calls = 0
+        self.delay = float(delay)
 
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
         results = []
         for request in requests:
             self.calls += 1
             began = time.perf_counter()
+            if self.delay:
+                time.sleep(self.delay)
             text = self.completions.get(request.key)
-            results.append(
-                Result(
-                    key=request.key,
-                    text=text or "",
-                    finish_reason="stop" if text is not None else None,
-                    prompt_tokens=None,
-                    completion_tokens=None,
-                    seconds=time.perf_counter() - began,
-                    error=None if text is not None else f"no recorded completion for {request.key!r}",
-                )
+            result = Result(
+                key=request.key,
+                text=text or "",
+                finish_reason="stop" if text is not None else None,
+                prompt_tokens=None,
+                completion_tokens=None,
+                seconds=time.perf_counter() - began,
+                error=None if text is not None else f"no recorded completion for {request.key!r}",
             )
-        return deliver(results, on_result)
+            results.append(result)
+            if on_result is not None:
+                on_result(result)
+        return results
 
     def close(self) -> None:
         pass
