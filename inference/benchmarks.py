@@ -63,10 +63,16 @@ class Selection:
     limit: int | None = None
     per_group: int | None = None
     groups: tuple[str, ...] = ()
+    shortest: bool = False
 
-    def apply(self, rows: list[dict[str, Any]], group_field: str, subgroup_field: str) -> list[dict[str, Any]]:
+    def apply(
+        self, rows: list[dict[str, Any]], group_field: str, subgroup_field: str, text_field: str = "prompt"
+    ) -> list[dict[str, Any]]:
+        """Filter by group, then (shortest prompts first, if asked) keep the first N per group and overall."""
         if self.groups:
             rows = [r for r in rows if r[subgroup_field] in self.groups or r[group_field] in self.groups]
+        if self.shortest:
+            rows = sorted(rows, key=lambda r: len(r[text_field]))
         if self.per_group:
             counts: dict[str, int] = defaultdict(int)
             kept = []
@@ -92,7 +98,7 @@ class HelloBench:
             raise ValueError(f"hellobench has no config {selection.config!r}; choose one of {', '.join(self.configs)}")
         tables = hellobench_data.build_tables(resolve_source("hellobench", source, hellobench_data.UPSTREAM))
         rows = next(t.rows for t in tables if t.name == selection.config)
-        self.rows = selection.apply(rows, "task", "subcategory")
+        self.rows = selection.apply(rows, "task", "subcategory", "instruction")
         self.by_id = {row["id"]: row for row in self.rows}
 
     def generation_defaults(self) -> GenerationConfig:

@@ -36,6 +36,11 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="keep only these subcategories, tasks, scenarios or sub-task types (repeatable)",
     )
+    parser.add_argument(
+        "--shortest",
+        action="store_true",
+        help="with --per-group/--limit: take the shortest prompts instead of the first ones (the embedded demo does)",
+    )
     parser.add_argument("--source", help="benchmark source folder (default as in `longform-eval build`)")
     parser.add_argument("--generator-seed", type=int, default=0, help="seed of longgenbench:generated_*")
     parser.add_argument(
@@ -267,7 +272,7 @@ def command_import(args: argparse.Namespace) -> int:
     benchmark = load_benchmark("hellobench", Selection(config=args.config), args.source)
     config = RunConfig(
         benchmark="hellobench",
-        selection={"config": args.config, "limit": None, "per_group": None, "groups": ()},
+        selection={"config": args.config},
         source=args.source,
         model=None,
         generation=benchmark.generation_defaults(),

@@ -51,11 +51,15 @@ class HFBackend:
         return self.tokenizer.apply_chat_template(list(request.messages), tokenize=False, add_generation_prompt=True)
 
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
-        results = []
-        for start in range(0, len(requests), self.batch_size):
-            batch = list(requests[start : start + self.batch_size])
-            results.extend(deliver(self.generate_batch(batch, config), on_result))
-        return results
+        """Batches of similar prompt length (less padding); results come back in request order."""
+        texts = {r.key: self.prompt_text(r, config) for r in requests}
+        ordered = sorted(requests, key=lambda r: len(texts[r.key]))
+        done: dict[str, Result] = {}
+        for start in range(0, len(ordered), self.batch_size):
+            batch = ordered[start : start + self.batch_size]
+            for result in deliver(self.generate_batch(batch, config), on_result):
+                done[result.key] = result
+        return [done[r.key] for r in requests]
 
     def generate_batch(self, batch: list[Request], config: GenerationConfig) -> list[Result]:
         import torch

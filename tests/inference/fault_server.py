@@ -1,0 +1,115 @@
+"""A local OpenAI-compatible HTTP server that injects faults, for testing retries (not a model)."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MARK = re.compile(r"MARK-([a-z0-9_]+)")
+
+
+class FaultServer:
+    """Behaviour per request is chosen by the first `MARK-<name>` in the prompt:
+
+    rate: 429 with Retry-After: 1 once, then OK. error: 500 twice, then OK. slow: sleeps `slow_seconds` once,
+    then OK. malformed / truncated: always answers with unusable judge output. anything else: OK.
+    `ok_text(prompt)` gives the successful answer. `service_time` delays every answer (throughput benches).
+    """
+
+    def __init__(self, ok_text=lambda prompt: "OK", slow_seconds: float = 3.0, service_time: float = 0.0):
+        self.ok_text = ok_text
+        self.slow_seconds = slow_seconds
+        self.service_time = service_time
+        self.seen: Counter[str] = Counter()
+        self.authorizations: set[str] = set()
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.authorizations.add(self.headers.get("Authorization", ""))
+                prompt = body.get("prompt") or "\n".join(m["content"] for m in body.get("messages", []))
+                with server.lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    server.respond(self, body, prompt)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def respond(self, handler, body, prompt):
+        match = MARK.search(prompt)
+        mark = match.group(1) if match else "plain"
+        with self.lock:
+            self.seen[mark] += 1
+            count = self.seen[mark]
+        if self.service_time:
+            time.sleep(self.service_time)
+        if mark == "rate" and count == 1:
+            return self.send(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "1"})
+        if mark == "error" and count <= 2:
+            return self.send(handler, 500, {"error": {"message": "boom"}})
+        if mark == "slow" and count == 1:
+            time.sleep(self.slow_seconds)
+        text = self.ok_text(prompt)
+        if mark == "malformed":
+            text = "The response is good. I would give it a high score."
+        elif mark == "truncated":
+            text = '[{"checklist_id": 0, "reason": "fine", "evaluation_score": 1}, {"checklist_id": 1, "rea'
+        return self.send(handler, 200, self.completion(body, text))
+
+    @staticmethod
+    def completion(body, text):
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if "messages" in body:
+            return {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "usage": usage,
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+            }
+        return {
+            "id": "x",
+            "object": "text_completion",
+            "created": 0,
+            "model": body["model"],
+            "usage": usage,
+            "choices": [{"index": 0, "finish_reason": "stop", "text": text, "logprobs": None}],
+        }
+
+    @staticmethod
+    def send(handler, status, payload, headers=None):
+        data = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(data)
