@@ -155,7 +155,12 @@ class LongGenBench:
     judge_attempts = 1
 
     def __init__(
-        self, selection: Selection, source: str | Path | None = None, seed: int = 0, verdict_rule: str = "paper"
+        self,
+        selection: Selection,
+        source: str | Path | None = None,
+        seed: int = 0,
+        verdict_rule: str = "paper",
+        per_scenario: int = 100,
     ):
         if selection.config not in self.configs:
             raise ValueError(
@@ -165,7 +170,7 @@ class LongGenBench:
         if selection.config.startswith("generated_"):
             from longform_eval.dataset_builder.longgenbench_generator import generate_items
 
-            rows = generate_items(self.setting, seed=seed)
+            rows = generate_items(self.setting, seed=seed, per_scenario=per_scenario)
         else:
             rows = longgenbench_data.read_setting(
                 resolve_source("longgenbench", source, longgenbench_data.UPSTREAM), self.setting

@@ -19,6 +19,7 @@ from .runner import Run, RunConfig
 DEFAULT_MODEL = "local:default"
 DEFAULT_BENCHMARKS = ("hellobench:all", "longgenbench:short")
 DEFAULT_OUT = Path("runs/default")
+# The embedded demo must finish within 15 minutes on 2 CPU cores: short generations, one judge attempt.
 DEFAULT_LIMITS = {"max_new_tokens": 160, "judge_max_new_tokens": 640, "per_group": 1}
 
 
@@ -43,6 +44,9 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--source", help="benchmark source folder (default as in `longform-eval build`)")
     parser.add_argument("--generator-seed", type=int, default=0, help="seed of longgenbench:generated_*")
+    parser.add_argument(
+        "--generator-per-scenario", type=int, default=100, help="items per scenario of longgenbench:generated_*"
+    )
     parser.add_argument(
         "--verdict-rule", choices=["paper", "strict"], default="paper", help="longgenbench yes/no parsing"
     )
@@ -118,6 +122,15 @@ def judge_spec(args: argparse.Namespace, default: str | None) -> ModelSpec | Non
     return ModelSpec.parse(name, options_from(args.judge_arg, args.judge_config)) if name else None
 
 
+def longgenbench_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    return {"seed": args.generator_seed, "per_scenario": args.generator_per_scenario} if name == "longgenbench" else {}
+
+
+def capped(default: int, limit: str, demo: bool) -> int | None:
+    """The embedded demo caps lengths so that it finishes on a CPU; it never raises a benchmark's default."""
+    return min(default, DEFAULT_LIMITS[limit]) if demo else None
+
+
 def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> RunConfig:
     name, _, config_name = benchmark_name.partition(":")
     default_config = {"hellobench": "all", "longgenbench": "short"}.get(name, "")
@@ -126,20 +139,18 @@ def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> R
         "limit": args.limit,
         "per_group": args.per_group or (DEFAULT_LIMITS["per_group"] if demo else None),
         "groups": tuple(args.subcategory),
+        "shortest": args.shortest or demo,
     }
-    benchmark = load_benchmark(
-        name, Selection(**selection), args.source, **({"seed": args.generator_seed} if name == "longgenbench" else {})
-    )
+    benchmark = load_benchmark(name, Selection(**selection), args.source, **longgenbench_options(args, name))
     generation = benchmark.generation_defaults()
     overrides = {
-        "max_new_tokens": args.max_new_tokens or (DEFAULT_LIMITS["max_new_tokens"] if demo else None),
+        "max_new_tokens": args.max_new_tokens or capped(generation.max_new_tokens, "max_new_tokens", demo),
         "temperature": args.temperature,
         "chat_template": None if args.chat_template is None else args.chat_template == "on",
     }
     generation = generation.model_copy(update={k: v for k, v in overrides.items() if v is not None})
     judging = benchmark.judge_defaults()
-    demo_judge_tokens = min(judging.max_new_tokens, DEFAULT_LIMITS["judge_max_new_tokens"]) if demo else None
-    judge_tokens = args.judge_max_new_tokens or demo_judge_tokens
+    judge_tokens = args.judge_max_new_tokens or capped(judging.max_new_tokens, "judge_max_new_tokens", demo)
     if judge_tokens:
         judging = judging.model_copy(update={"max_new_tokens": judge_tokens})
     return RunConfig(
@@ -147,12 +158,13 @@ def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> R
         selection=selection,
         source=args.source,
         generator_seed=args.generator_seed,
+        generator_per_scenario=args.generator_per_scenario,
         verdict_rule=args.verdict_rule,
         model=ModelSpec.parse(args.model or DEFAULT_MODEL, options_from(args.model_arg, args.model_config)),
         generation=generation,
         judge=judge_spec(args, DEFAULT_MODEL if demo else None),
         judge_generation=judging,
-        judge_attempts=args.judge_attempts or benchmark.judge_attempts,
+        judge_attempts=args.judge_attempts or (1 if demo else benchmark.judge_attempts),
         strip_think=not args.no_strip_think,
     )
 

