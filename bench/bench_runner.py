@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "inference"))
 
 
 def runner_overhead() -> None:
@@ -56,16 +55,19 @@ def runner_overhead() -> None:
 
 
 def judge_throughput() -> None:
-    from fault_server import FaultServer
-
+    """The server runs in its own process, so that it does not share the client's interpreter."""
     from longform_eval.inference.backends.base import Request
     from longform_eval.inference.backends.openai_backend import OpenAIBackend
     from longform_eval.inference.config import GenerationConfig
 
-    service, count = 0.1, 64
-    with FaultServer(service_time=service) as server:
+    service, count = 0.1, 320
+    server = subprocess.Popen(
+        [sys.executable, str(REPO / "tests/inference/fault_server.py"), str(service)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        url = server.stdout.readline().strip()
         for in_flight in (1, 4, 16):
-            client = OpenAIBackend("judge", base_url=server.url, max_in_flight=in_flight)
+            client = OpenAIBackend("judge", base_url=url, max_in_flight=in_flight)
             requests = [Request(key=str(i), messages=({"role": "user", "content": "plain"},)) for i in range(count)]
             began = time.perf_counter()
             client.generate(requests, GenerationConfig(max_new_tokens=4))
@@ -75,6 +77,8 @@ def judge_throughput() -> None:
                 f"judge client, {in_flight:>2} in flight: {count / seconds:6.1f} req/s, "
                 f"{100 * ideal / seconds:5.1f}% of ideal ({count / ideal:.1f} req/s)"
             )
+    finally:
+        server.terminate()
 
 
 def peak_rss_10k() -> None:

@@ -12,6 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 MARK = re.compile(r"MARK-([a-z0-9_]+)")
 
 
+class Listener(ThreadingHTTPServer):
+    request_queue_size = 128  # the default backlog of 5 stalls bursts of new connections
+    daemon_threads = True
+
+
 class FaultServer:
     """Behaviour per request is chosen by the first `MARK-<name>` in the prompt:
 
@@ -32,6 +37,9 @@ class FaultServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+            disable_nagle_algorithm = True  # headers and body go out at once
+
             def log_message(self, *args):
                 pass
 
@@ -48,8 +56,7 @@ class FaultServer:
                     with server.lock:
                         server.in_flight -= 1
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = Listener(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -113,3 +120,11 @@ class FaultServer:
             handler.send_header(key, value)
         handler.end_headers()
         handler.wfile.write(data)
+
+
+if __name__ == "__main__":
+    import sys
+
+    with FaultServer(service_time=float(sys.argv[1]) if len(sys.argv) > 1 else 0.0) as running:
+        print(running.url, flush=True)
+        running.thread.join()
