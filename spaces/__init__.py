@@ -1,1 +1,1 @@
-"""longform_eval.spaces"""
+"""The Gradio Space: arena votes, checklist annotation and a live leaderboard over the installed package."""

@@ -1,0 +1,292 @@
+"""The longform-eval Space: side-by-side judging with human votes and the LLM judge, checklist annotation
+(HelloEval's preparation stage), and a live leaderboard.
+
+As a Hugging Face Space this file is the app (settings from LONGFORM_EVAL_RUNS, LONGFORM_EVAL_RELEASED,
+LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE); locally: `longform-eval space [--runs runs/] [--db votes.sqlite]
+[--judge BACKEND:MODEL]`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from longform_eval.dataset_builder.hellobench import TASKS
+from longform_eval.metric import Unscored
+from longform_eval.metric.pairwise import Outcome, swap
+from longform_eval.spaces.leaderboard import (
+    agreement_summary,
+    annotator_table,
+    ratings_table,
+    run_scores,
+    win_rate_figure,
+)
+from longform_eval.spaces.pool import ResponsePool
+from longform_eval.spaces.safe_markdown import inert_markdown
+from longform_eval.spaces.storage import Vote, VoteStore
+
+MAX_CHECKLISTS = 7
+LEVELS = ["0", "0.25", "0.5", "0.75", "1"]
+VOTES = {"A is better": "A", "B is better": "B", "Both good": "equally_good", "Both bad": "equally_bad"}
+GUIDELINE = """**How to annotate.** Read the instruction and the whole response, then answer each checklist on five
+levels: **0** fails the requirement; **0.25** meets some of it, with major gaps; **0.5** meets several parts,
+but the overall judgement is unclear; **0.75** meets most of it, with minor issues; **1** fully satisfies it,
+with nothing to improve. Finally give the response an **overall score from 0 to 10**. The scores are saved in
+the schema that `longform-eval fit-weights` reads, to fit the checklist weights."""
+
+
+def pane(text: str) -> str:
+    return inert_markdown(text)
+
+
+class Arena:
+    """The app's behaviour, separate from its layout so that it can be tested without a browser."""
+
+    def __init__(
+        self, pool: ResponsePool, store: VoteStore, judge=None, runs: Path | None = None, seed: int | None = None
+    ):
+        self.pool = pool
+        self.store = store
+        self.judge = judge
+        self.runs = runs
+        self.rng = random.Random(seed)
+
+    def new_pair(self, task: str, subcategory: str, state: dict | None):
+        state = dict(state or {})
+        state.setdefault("session", uuid.uuid4().hex)
+        try:
+            pair = self.pool.random_pair(self.rng, task or None, subcategory or None)
+        except LookupError as error:
+            return "", "", "", state, f"**{error}**"
+        row = self.pool.rows[pair.item_id]
+        state.update(
+            item_id=pair.item_id, model_a=pair.model_a, model_b=pair.model_b, order=pair.order_shown, voted=False
+        )
+        prompt = f"**{row['task']} / {row['subcategory']}** (`{pair.item_id}`)\n\n" + pane(row["instruction"])
+        return (
+            prompt,
+            pane(self.pool.response(pair.item_id, pair.model_a)),
+            pane(self.pool.response(pair.item_id, pair.model_b)),
+            state,
+            "Which answer is better?",
+        )
+
+    def vote(self, label: str, annotator: str, state: dict | None):
+        state = dict(state or {})
+        if not state.get("item_id"):
+            return state, "**Load a comparison first.**", *self.leaderboard()
+        if state.get("voted"):
+            return state, "**You already voted on this comparison; load a new one.**", *self.leaderboard()
+        outcome = VOTES.get(label, label)
+        verdict = self.judge_pair(state)
+        self.store.add_vote(
+            Vote(
+                annotator=(annotator or "anonymous").strip(),
+                session=state["session"],
+                item_id=state["item_id"],
+                model_a=state["model_a"],
+                model_b=state["model_b"],
+                order_shown=state["order"],
+                outcome=outcome,
+                judge_outcome=None if verdict is None else getattr(verdict.combined, "value", "unscored"),
+                judge_flipped=None if verdict is None else verdict.flipped,
+            )
+        )
+        state["voted"] = True
+        reveal = f"You voted **{label}**. A was **{state['model_a']}**, B was **{state['model_b']}**.\n\n"
+        reveal += self.describe_judge(verdict)
+        return state, reveal, *self.leaderboard()
+
+    def judge_pair(self, state: dict):
+        if self.judge is None:
+            return None
+        row = self.pool.rows[state["item_id"]]
+        return self.judge.judge(
+            row["instruction"],
+            self.pool.response(state["item_id"], state["model_a"]),
+            self.pool.response(state["item_id"], state["model_b"]),
+        )
+
+    @staticmethod
+    def describe_judge(verdict) -> str:
+        if verdict is None:
+            return "No LLM judge is configured (start with `--judge BACKEND:MODEL`)."
+
+        def name(value) -> str:
+            return value.value if isinstance(value, Outcome) else f"unscored ({value.reason})"
+
+        mapped_back = verdict.swapped if isinstance(verdict.swapped, Unscored) else swap(verdict.swapped)
+        flip = {True: "**the verdict flipped when the answers were swapped**", False: "no flip", None: "flip unknown"}[
+            verdict.flipped
+        ]
+        return (
+            f"LLM judge: **{name(verdict.combined)}** (A shown first: {name(verdict.original)}; B shown first, "
+            f"mapped back: {name(mapped_back)}; {flip})."
+        )
+
+    def leaderboard(self):
+        votes = self.store.votes()
+        summary = agreement_summary(votes)
+
+        def pct(value):
+            return "-" if value is None else f"{100 * value:.1f}%"
+
+        text = (
+            f"**{summary['votes']} votes.** Agreement human-human: {pct(summary['human_human'])}; "
+            f"human-judge: {pct(summary['human_judge'])}; judge flip rate: {pct(summary['judge_flip_rate'])}."
+        )
+        return (text, win_rate_figure(votes), ratings_table(votes), annotator_table(votes), run_scores(self.runs))
+
+    def annotation_item(self, task: str, state: dict | None):
+        state = dict(state or {})
+        items = self.pool.items(task or None) or [i for i in self.pool.responses if self.pool.responses[i]]
+        if not items:
+            return ["**No responses loaded.**", "", state] + [gr.update(visible=False)] * MAX_CHECKLISTS
+        item_id = self.rng.choice(sorted(items))
+        model = self.rng.choice(sorted(self.pool.responses[item_id]))
+        row = self.pool.rows[item_id]
+        state.update(item_id=item_id, model=model)
+        radios = [
+            gr.update(
+                visible=i < len(row["checklists"]),
+                value=None,
+                label=f"{i + 1}. {row['checklists'][i]}" if i < len(row["checklists"]) else "",
+            )
+            for i in range(MAX_CHECKLISTS)
+        ]
+        header = f"**{row['task']} / {row['subcategory']}** (`{item_id}`, model hidden)\n\n" + pane(row["instruction"])
+        return [header, pane(self.pool.response(item_id, model)), state, *radios]
+
+    def save_annotation(self, annotator: str, state: dict | None, overall: float, *levels):
+        state = dict(state or {})
+        if not state.get("item_id"):
+            return "**Load a response first.**"
+        row = self.pool.rows[state["item_id"]]
+        chosen = list(levels[: len(row["checklists"])])
+        if any(level is None for level in chosen):
+            return "**Score every checklist before saving.**"
+        self.store.add_annotation(
+            (annotator or "anonymous").strip(),
+            state["item_id"],
+            row["subcategory"],
+            state["model"],
+            [float(x) for x in chosen],
+            float(overall),
+        )
+        return f"Saved ({len(self.store.annotations())} annotations in total)."
+
+
+def build_app(arena: Arena) -> gr.Blocks:
+    with gr.Blocks(title="longform-eval arena") as app:
+        with gr.Tab("Arena"):
+            with gr.Row():
+                task = gr.Dropdown(["", *TASKS], value="", label="task (empty = any)")
+                subcategory = gr.Textbox(label="subcategory (optional)")
+                annotator = gr.Textbox(label="your annotator id", value="anonymous")
+                load = gr.Button("New comparison", elem_id="new-comparison")
+            state = gr.State({})
+            status = gr.Markdown(elem_id="status")
+            prompt = gr.Markdown(max_height=240, elem_id="prompt")
+            with gr.Row():
+                left = gr.Markdown(max_height=520, elem_id="answer-a", label="A")
+                right = gr.Markdown(max_height=520, elem_id="answer-b", label="B")
+            with gr.Row():
+                buttons = [gr.Button(label, elem_id=f"vote-{VOTES[label]}") for label in VOTES]
+            reveal = gr.Markdown(elem_id="reveal")
+        with gr.Tab("Annotate"):
+            gr.Markdown(GUIDELINE)
+            with gr.Row():
+                annotate_task = gr.Dropdown(["", *TASKS], value="", label="task (empty = any)")
+                annotate_load = gr.Button("Load a response", elem_id="load-annotation")
+            annotate_state = gr.State({})
+            annotate_prompt = gr.Markdown(max_height=240)
+            annotate_response = gr.Markdown(max_height=520)
+            radios = [gr.Radio(LEVELS, label=f"checklist {i + 1}", visible=False) for i in range(MAX_CHECKLISTS)]
+            overall = gr.Slider(0, 10, step=0.5, value=5, label="overall score (0-10)")
+            save = gr.Button("Save annotation")
+            saved = gr.Markdown()
+        with gr.Tab("Leaderboard"):
+            summary = gr.Markdown(elem_id="leaderboard-summary")
+            heatmap = gr.Plot(label="win-rate matrix")
+            ratings = gr.Dataframe(
+                headers=["model", "Elo", "BT", "BT 2.5%", "BT 97.5%", "battles"],
+                label="Elo (K=4, 20 shuffles) and Bradley-Terry (95% bootstrap)",
+            )
+            annotators = gr.Dataframe(
+                headers=["annotator", "GSB", "z", "GSB flag", "gold misses", "gold flag", "disqualified"],
+                label="annotators",
+            )
+            runs = gr.Dataframe(
+                headers=["run", "benchmark", "model", "judge", "score / wAvg", "unscored"], label="run folders"
+            )
+            refresh = gr.Button("Refresh")
+        board = [summary, heatmap, ratings, annotators, runs]
+
+        load.click(
+            arena.new_pair, [task, subcategory, state], [prompt, left, right, state, status], api_name="new_pair"
+        )
+        for button, label in zip(buttons, VOTES, strict=True):
+            button.click(
+                lambda a, s, label=label: arena.vote(label, a, s),
+                [annotator, state],
+                [state, reveal, *board],
+                api_name=f"vote_{VOTES[label]}",
+            )
+        refresh.click(arena.leaderboard, None, board, api_name="leaderboard")
+        app.load(arena.leaderboard, None, board)
+        annotate_load.click(
+            arena.annotation_item,
+            [annotate_task, annotate_state],
+            [annotate_prompt, annotate_response, annotate_state, *radios],
+            api_name="annotation_item",
+        )
+        save.click(
+            arena.save_annotation, [annotator, annotate_state, overall, *radios], saved, api_name="save_annotation"
+        )
+    return app
+
+
+def arena_from_settings(
+    runs: str | None,
+    released: str | None,
+    db: str,
+    judge: str | None,
+    source: str | None = None,
+    seed: int | None = None,
+) -> Arena:
+    runs_path = Path(runs) if runs else None
+    pool = ResponsePool.load(runs_path, Path(released) if released else None, source)
+    arena_judge = None
+    if judge:
+        from longform_eval.inference.backends import create_backend
+        from longform_eval.inference.config import ModelSpec
+        from longform_eval.spaces.judging import ArenaJudge
+
+        arena_judge = ArenaJudge(create_backend(ModelSpec.parse(judge)))
+    return Arena(pool, VoteStore(db), arena_judge, runs_path, seed)
+
+
+def default_released() -> str | None:
+    candidate = Path(__file__).resolve().parents[1].parent / "shared/data/hellobench/generations/main_exp"
+    return str(candidate) if candidate.is_dir() else None
+
+
+def main(settings: dict[str, Any] | None = None) -> None:
+    settings = settings or {}
+    arena = arena_from_settings(
+        settings.get("runs") or os.environ.get("LONGFORM_EVAL_RUNS"),
+        settings.get("released") or os.environ.get("LONGFORM_EVAL_RELEASED") or default_released(),
+        settings.get("db") or os.environ.get("LONGFORM_EVAL_DB", "votes.sqlite"),
+        settings.get("judge") or os.environ.get("LONGFORM_EVAL_JUDGE"),
+        settings.get("source"),
+    )
+    build_app(arena).launch(server_name=settings.get("host", "127.0.0.1"), server_port=settings.get("port"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""Votes and checklist annotations in SQLite (WAL mode, versioned schema, one atomic insert per vote)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS votes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    annotator TEXT NOT NULL,
+    session TEXT NOT NULL,
+    created REAL NOT NULL,
+    item_id TEXT NOT NULL,
+    model_a TEXT NOT NULL,
+    model_b TEXT NOT NULL,
+    order_shown TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    judge_outcome TEXT,
+    judge_flipped INTEGER
+);
+CREATE TABLE IF NOT EXISTS annotations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    annotator TEXT NOT NULL,
+    created REAL NOT NULL,
+    row_id TEXT NOT NULL,
+    subcategory TEXT NOT NULL,
+    model TEXT NOT NULL,
+    checklist_scores TEXT NOT NULL,
+    overall_score REAL NOT NULL
+);
+"""
+OUTCOMES = ("A", "B", "equally_good", "equally_bad")
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One human comparison. `model_a` was shown on the left (as A); `outcome` is in the shown frame."""
+
+    annotator: str
+    session: str
+    item_id: str
+    model_a: str
+    model_b: str
+    order_shown: str
+    outcome: str
+    judge_outcome: str | None = None
+    judge_flipped: bool | None = None
+    created: float = 0.0
+
+
+class VoteStore:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.connect() as connection:
+            connection.execute("PRAGMA journal_mode=WAL")
+            version = connection.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(f"{self.path}: schema version {version} is newer than this code ({SCHEMA_VERSION})")
+            connection.executescript(SCHEMA)
+            connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        """A fresh connection per operation: safe across Gradio's worker threads."""
+        connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+    def add_vote(self, vote: Vote) -> int:
+        if vote.outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {vote.outcome!r}")
+        row = asdict(vote)
+        row["created"] = vote.created or time.time()
+        row["judge_flipped"] = None if vote.judge_flipped is None else int(vote.judge_flipped)
+        columns = ", ".join(row)
+        with self.connect() as connection:
+            cursor = connection.execute(
+                f"INSERT INTO votes ({columns}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values())
+            )
+            return int(cursor.lastrowid)
+
+    def votes(self) -> list[Vote]:
+        with self.connect() as connection:
+            connection.row_factory = sqlite3.Row
+            rows = connection.execute("SELECT * FROM votes ORDER BY id").fetchall()
+        return [
+            Vote(
+                **{k: row[k] for k in row.keys() if k != "id"}  # noqa: SIM118 (sqlite3.Row iterates values)
+                | {"judge_flipped": None if row["judge_flipped"] is None else bool(row["judge_flipped"])}
+            )
+            for row in rows
+        ]
+
+    def count(self) -> int:
+        with self.connect() as connection:
+            return connection.execute("SELECT COUNT(*) FROM votes").fetchone()[0]
+
+    def add_annotation(
+        self,
+        annotator: str,
+        row_id: str,
+        subcategory: str,
+        model: str,
+        checklist_scores: list[float],
+        overall_score: float,
+    ) -> int:
+        with self.connect() as connection:
+            cursor = connection.execute(
+                "INSERT INTO annotations (annotator, created, row_id, subcategory, model, checklist_scores, "
+                "overall_score) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (annotator, time.time(), row_id, subcategory, model, json.dumps(checklist_scores), overall_score),
+            )
+            return int(cursor.lastrowid)
+
+    def annotations(self) -> list[dict]:
+        """In the schema that `longform-eval fit-weights` reads."""
+        with self.connect() as connection:
+            rows = connection.execute(
+                "SELECT row_id, subcategory, checklist_scores, overall_score, annotator, model FROM annotations "
+                "ORDER BY id"
+            ).fetchall()
+        return [
+            {
+                "row_id": r[0],
+                "subcategory": r[1],
+                "checklist_scores": json.loads(r[2]),
+                "overall_score": r[3],
+                "annotator": r[4],
+                "model": r[5],
+            }
+            for r in rows
+        ]
+
+    def export(self, folder: str | Path) -> list[Path]:
+        """votes.csv, votes.jsonl and annotations.jsonl (fit-weights schema)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        votes = [asdict(v) for v in self.votes()]
+        fields = list(Vote.__dataclass_fields__)
+        with (folder / "votes.csv").open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=fields)
+            writer.writeheader()
+            writer.writerows(votes)
+        (folder / "votes.jsonl").write_text("".join(json.dumps(v) + "\n" for v in votes), encoding="utf-8")
+        (folder / "annotations.jsonl").write_text(
+            "".join(json.dumps(a) + "\n" for a in self.annotations()), encoding="utf-8"
+        )
+        return [folder / "votes.csv", folder / "votes.jsonl", folder / "annotations.jsonl"]
+
+
+def push_votes_to_hub(store: VoteStore, repo_id: str, token: str | None = None) -> str:
+    """Upload the exported votes and annotations to a Hub dataset repo (needs network)."""
+    import tempfile
+
+    from huggingface_hub import HfApi
+
+    api = HfApi(token=token)
+    with tempfile.TemporaryDirectory() as folder:
+        store.export(folder)
+        api.create_repo(repo_id, repo_type="dataset", private=True, exist_ok=True)
+        info = api.upload_folder(
+            repo_id=repo_id,
+            repo_type="dataset",
+            folder_path=folder,
+            commit_message="longform-eval space: votes and annotations",
+        )
+    return str(info)

@@ -1,0 +1,110 @@
+"""The running app, driven by gradio_client and by a real browser (Debian's headless Chromium)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+from gradio_client import Client
+
+
+def test_gradio_client_loads_an_item_votes_and_reads_the_leaderboard(running_app):
+    arena, url = running_app
+    client = Client(url, verbose=False)
+    prompt, left, right, status = client.predict("chat", "", api_name="/new_pair")
+    assert "chat /" in prompt and left and right and status == "Which answer is better?"
+    summary, *_ = client.predict(api_name="/leaderboard")
+    assert summary.startswith("**0 votes.**")
+    reveal, summary, *_ = client.predict("tester", api_name="/vote_A")
+    assert "You voted **A is better**" in reveal and "No LLM judge" in reveal
+    assert summary.startswith("**1 votes.**")
+    assert arena.store.count() == 1 and arena.store.votes()[0].annotator == "tester"
+    reveal, *_ = client.predict("tester", api_name="/vote_B")
+    assert "already voted" in reveal and arena.store.count() == 1
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+
+@pytest.fixture
+def browser(tmp_path):
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        pytest.skip("Debian's chromium and chromium-driver are not installed")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'chromium'}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_window_size(1400, 1800)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_for(predicate, timeout: float = 60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError("timed out")
+
+
+def text_of(driver, selector: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found[0].text if found else ""
+
+
+def test_browser_vote_changes_the_leaderboard_and_model_output_stays_inert(running_app, browser, tmp_path):
+    from selenium.common.exceptions import NoAlertPresentException
+    from selenium.webdriver.common.by import By
+
+    arena, url = running_app
+    browser.get(url)
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#new-comparison"))
+    browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Leaderboard')]").click()
+    wait_for(lambda: "0 votes" in text_of(browser, "#leaderboard-summary"))
+    browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Arena')]").click()
+    for _ in range(10):  # load comparisons until the hostile answer is on screen
+        browser.find_element(By.CSS_SELECTOR, "#new-comparison").click()
+        wait_for(
+            lambda: (
+                "answers" in text_of(browser, "#answer-a") + text_of(browser, "#answer-b")
+                or "Intro text" in text_of(browser, "#answer-a") + text_of(browser, "#answer-b")
+            )
+        )
+        if "Intro text" in text_of(browser, "#answer-a") + text_of(browser, "#answer-b"):
+            break
+    panes = text_of(browser, "#answer-a") + text_of(browser, "#answer-b")
+    assert "<script>" in panes and "onerror" in panes  # shown as text
+    for pane in ("#answer-a", "#answer-b"):
+        assert not browser.find_elements(By.CSS_SELECTOR, f"{pane} script, {pane} img, {pane} a[href^='javascript']")
+    assert browser.execute_script("return window.__owned === undefined")
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text  # noqa: B018
+    browser.find_element(By.CSS_SELECTOR, "#vote-A").click()
+    wait_for(lambda: "You voted" in text_of(browser, "#reveal"))
+    browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Leaderboard')]").click()
+    wait_for(lambda: "1 votes" in text_of(browser, "#leaderboard-summary"))
+    browser.save_screenshot(str(tmp_path / "leaderboard.png"))
+    assert arena.store.count() == 1
