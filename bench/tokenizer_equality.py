@@ -16,22 +16,9 @@ from pathlib import Path
 
 import nltk
 
-from longform_eval.metric.words import english_punkt_parameters, word_tokenize
+from longform_eval.metric.words import word_tokenize, write_punkt_tab
 
 TASKS = ("open_ended_qa", "summarization", "chat", "text_completion", "heuristic_text_generation")
-
-
-def install_punkt_tab(root: Path) -> None:
-    english = root / "tokenizers" / "punkt_tab" / "english"
-    english.mkdir(parents=True)
-    p = english_punkt_parameters()
-    (english / "abbrev_types.txt").write_text("\n".join(sorted(p.abbrev_types)) + "\n")
-    (english / "sent_starters.txt").write_text("\n".join(sorted(p.sent_starters)) + "\n")
-    (english / "collocations.tab").write_text("\n".join("\t".join(c) for c in sorted(p.collocations)) + "\n")
-    (english / "ortho_context.tab").write_text(
-        "\n".join(f"{k}\t{v}" for k, v in sorted(p.ortho_context.items())) + "\n"
-    )
-    nltk.data.path.insert(0, str(root))
 
 
 def main() -> None:
@@ -42,7 +29,8 @@ def main() -> None:
             with gzip.open(folder / f"{task}_results.jsonl.gz", "rt", encoding="utf-8") as handle:
                 responses.extend(json.loads(line)["response"] for line in handle)
     with tempfile.TemporaryDirectory() as root:
-        install_punkt_tab(Path(root))
+        write_punkt_tab(root)
+        nltk.data.path.insert(0, root)
         start = time.perf_counter()
         ours = [word_tokenize(r) for r in responses]
         ours_s = time.perf_counter() - start

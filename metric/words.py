@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from pathlib import Path
 
 from nltk.tokenize.destructive import NLTKWordTokenizer
 from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
@@ -46,3 +47,23 @@ def word_tokenize(text: str) -> list[str]:
 def word_count(text: str) -> int:
     """HelloBench's word count ("WC"): `len(nltk.word_tokenize(text))`."""
     return len(word_tokenize(text))
+
+
+def write_punkt_tab(nltk_data: str | Path) -> Path:
+    """Write the English model as NLTK's own `tokenizers/punkt_tab/english` files under `nltk_data`.
+
+    With that folder on `nltk.data.path`, NLTK's `word_tokenize` runs unchanged; the tests and
+    `bench/tokenizer_equality.py` use it to prove that `word_tokenize` here gives the same tokens.
+    """
+    english = Path(nltk_data) / "tokenizers" / "punkt_tab" / "english"
+    english.mkdir(parents=True, exist_ok=True)
+    parameters = english_punkt_parameters()
+    files = {
+        "abbrev_types.txt": sorted(parameters.abbrev_types),
+        "sent_starters.txt": sorted(parameters.sent_starters),
+        "collocations.tab": ["\t".join(pair) for pair in sorted(parameters.collocations)],
+        "ortho_context.tab": [f"{key}\t{value}" for key, value in sorted(parameters.ortho_context.items())],
+    }
+    for name, lines in files.items():
+        (english / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return english

@@ -8,7 +8,7 @@ import json
 import nltk
 import pytest
 
-from longform_eval.metric.words import english_punkt_parameters, word_count, word_tokenize
+from longform_eval.metric.words import word_count, word_tokenize, write_punkt_tab
 
 TASKS = ("open_ended_qa", "summarization", "chat", "text_completion", "heuristic_text_generation")
 
@@ -17,14 +17,7 @@ TASKS = ("open_ended_qa", "summarization", "chat", "text_completion", "heuristic
 def nltk_with_punkt_tab(tmp_path_factory):
     """Install the English punkt_tab files in NLTK's own format, so the real nltk.word_tokenize runs."""
     root = tmp_path_factory.mktemp("nltk_data")
-    english = root / "tokenizers" / "punkt_tab" / "english"
-    english.mkdir(parents=True)
-    parameters = english_punkt_parameters()
-    (english / "abbrev_types.txt").write_text("\n".join(sorted(parameters.abbrev_types)) + "\n")
-    (english / "sent_starters.txt").write_text("\n".join(sorted(parameters.sent_starters)) + "\n")
-    (english / "collocations.tab").write_text("\n".join("\t".join(p) for p in sorted(parameters.collocations)) + "\n")
-    ortho = "\n".join(f"{k}\t{v}" for k, v in sorted(parameters.ortho_context.items()))
-    (english / "ortho_context.tab").write_text(ortho + "\n")
+    write_punkt_tab(root)
     nltk.data.path.insert(0, str(root))
     yield nltk.word_tokenize
     nltk.data.path.remove(str(root))
