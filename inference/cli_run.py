@@ -103,6 +103,14 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument("folders", type=Path, nargs="+")
     report.set_defaults(handler=command_report)
 
+    serve = subparsers.add_parser("serve", help="serve a model over an OpenAI-compatible HTTP API")
+    serve.add_argument("model", help="BACKEND:MODEL, e.g. local:default")
+    serve.add_argument("--model-arg", action="append", help="backend option KEY=VALUE (repeatable)")
+    serve.add_argument("--model-config", type=Path, help="YAML file of backend options")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(handler=command_serve)
+
     imported = subparsers.add_parser("import-generations", help="import released HelloBench responses")
     imported.add_argument("model_dir", type=Path, help="e.g. ../shared/data/hellobench/generations/main_exp/gpt4o_0806")
     imported.add_argument("--out", type=Path, required=True)
@@ -275,6 +283,14 @@ def command_report(args: argparse.Namespace) -> int:
     for folder in args.folders:
         print(write_report(folder))
     print_leaderboard(args.folders)
+    return 0
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    from .serve import ModelServer
+
+    spec = ModelSpec.parse(args.model, options_from(args.model_arg, args.model_config))
+    ModelServer(spec, args.host, args.port).serve_forever()
     return 0
 
 

@@ -125,3 +125,54 @@ def test_accelerate_data_parallel_writes_one_record_per_sample(tmp_path):
         timeout=300,
     )
     assert again.returncode == 0 and "model calls 0" in again.stderr
+
+
+def test_openai_backend_against_a_real_server_with_the_embedded_model(tmp_path):
+    """`longform-eval serve local:default` is a real OpenAI-compatible model server; the openai backend uses it."""
+    import socket
+    import time
+
+    from longform_eval.inference.backends.base import Request
+    from longform_eval.inference.backends.openai_backend import OpenAIBackend
+    from longform_eval.inference.config import GenerationConfig
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "longform_eval.inference",
+            "serve",
+            "local:default",
+            "--model-arg",
+            "threads=2",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        line = ""
+        deadline = time.monotonic() + 300
+        while "serving" not in line:
+            line = server.stdout.readline()
+            assert server.poll() is None and time.monotonic() < deadline, line
+        client = OpenAIBackend("default", base_url=f"http://127.0.0.1:{port}/v1", max_in_flight=2)
+        results = client.generate(
+            [
+                Request("chat", messages=({"role": "user", "content": "Name a colour."},)),
+                Request("raw", prompt="The capital of France is"),
+            ],
+            GenerationConfig(max_new_tokens=8, temperature=0.0),
+        )
+        for result in results:
+            assert result.error is None and result.text.strip()
+            assert result.prompt_tokens > 0 and 0 < result.completion_tokens <= 8
+            assert result.finish_reason in ("stop", "length")
+    finally:
+        server.terminate()
+        server.wait(timeout=60)

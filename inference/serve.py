@@ -1,0 +1,109 @@
+"""`longform-eval serve BACKEND:MODEL`: an OpenAI-compatible HTTP server over any backend.
+
+Serves `POST /v1/chat/completions`, `POST /v1/completions` and `GET /v1/models` on loopback by default, one
+request at a time (local models are not thread-safe). Use it to share the embedded model with the Space or any
+OpenAI client, and to test the `openai` backend against a real model server.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from .backends import create_backend
+from .backends.base import Request
+from .config import GenerationConfig, ModelSpec
+
+
+def generation_config(body: dict[str, Any], chat: bool) -> GenerationConfig:
+    stop = body.get("stop") or ()
+    return GenerationConfig(
+        max_new_tokens=int(body.get("max_tokens") or body.get("max_completion_tokens") or 256),
+        temperature=float(body.get("temperature", 1.0)),
+        top_p=float(body.get("top_p", 1.0)),
+        seed=body.get("seed"),
+        stop=(stop,) if isinstance(stop, str) else tuple(stop),
+        chat_template=chat,
+    )
+
+
+class ModelServer:
+    def __init__(self, spec: ModelSpec, host: str = "127.0.0.1", port: int = 8000):
+        self.spec = spec
+        self.backend = create_backend(spec)
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if self.path.rstrip("/") == "/v1/models":
+                    return self.reply(200, {"object": "list", "data": [{"id": spec.model, "object": "model"}]})
+                return self.reply(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_POST(self):
+                try:
+                    body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                    if self.path.rstrip("/") == "/v1/chat/completions":
+                        return self.reply(200, server.complete(body, chat=True))
+                    if self.path.rstrip("/") == "/v1/completions":
+                        return self.reply(200, server.complete(body, chat=False))
+                    return self.reply(404, {"error": {"message": f"no route {self.path}"}})
+                except (ValueError, KeyError, TypeError) as error:
+                    return self.reply(400, {"error": {"message": str(error)}})
+
+            def reply(self, status: int, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer((host, port), Handler)
+        self.url = f"http://{host}:{self.httpd.server_address[1]}/v1"
+
+    def complete(self, body: dict[str, Any], chat: bool) -> dict[str, Any]:
+        if chat:
+            request = Request(
+                key="r", messages=tuple({"role": m["role"], "content": m["content"]} for m in body["messages"])
+            )
+        else:
+            request = Request(key="r", prompt=str(body["prompt"]))
+        with self.lock:
+            (result,) = self.backend.generate([request], generation_config(body, chat))
+        usage = {
+            "prompt_tokens": result.prompt_tokens or 0,
+            "completion_tokens": result.completion_tokens or 0,
+            "total_tokens": (result.prompt_tokens or 0) + (result.completion_tokens or 0),
+        }
+        choice: dict[str, Any] = {"index": 0, "finish_reason": result.finish_reason or "stop"}
+        if chat:
+            choice["message"] = {"role": "assistant", "content": result.text}
+        else:
+            choice.update(text=result.text, logprobs=None)
+        return {
+            "id": f"cmpl-{uuid.uuid4().hex[:12]}",
+            "object": "chat.completion" if chat else "text_completion",
+            "created": int(time.time()),
+            "model": self.spec.model,
+            "choices": [choice],
+            "usage": usage,
+        }
+
+    def serve_forever(self) -> None:
+        print(f"serving {self.spec.name} at {self.url}", flush=True)
+        try:
+            self.httpd.serve_forever()
+        finally:
+            self.httpd.server_close()
+            self.backend.close()
