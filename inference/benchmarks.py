@@ -18,7 +18,7 @@ from longform_eval.dataset_builder import longgenbench as longgenbench_data
 from longform_eval.dataset_builder.sources import resolve_source
 from longform_eval.metric import Unscored
 from longform_eval.metric.helloeval import build_judge_request, parse_checklist_verdict
-from longform_eval.metric.helloeval.scoring import JudgedRow, score_rows
+from longform_eval.metric.helloeval.scoring import JudgedRow, row_score, score_rows
 from longform_eval.metric.helloeval.weights import task_of_subcategory
 from longform_eval.metric.longgenbench import (
     full_output,
@@ -136,13 +136,17 @@ class HelloBench:
                 "id": r.row_id,
                 "subcategory": r.subcategory,
                 "words": r.word_count,
-                "row_score": None
-                if isinstance(r.verdict, Unscored)
-                else float(sum(s * w for s, w in zip(r.verdict, weights[r.subcategory], strict=True))),
+                "row_score": scored_value(r.verdict, weights[r.subcategory]),
             }
             for r in judged
         ]
         return result
+
+
+def scored_value(verdict: list[float] | Unscored, weights: list[float]) -> float | None:
+    """The row score for the report, or None for an unscored row (a verdict of the wrong length included)."""
+    value = verdict if isinstance(verdict, Unscored) else row_score(verdict, weights)
+    return None if isinstance(value, Unscored) else value
 
 
 def verdict_of(record: dict[str, Any]) -> list[float] | Unscored:
