@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -195,46 +196,26 @@ class Run:
         if self.config.judge is None:
             raise ValueError(f"{self.folder}: no judge configured; pass --judge BACKEND:MODEL")
         backend = backend_factory(self.config.judge)
-        unscored = 0
-        history: dict[str, list[str]] = {}
-        stripped = {call.key: flag for call, flag in pending}
-        todo = {call.key: call for call, _ in pending}
-        attempts = self.config.judge_attempts
+        rounds = JudgeRounds(self, pending)
         try:
-            with stage_progress(f"judge ({self.config.judge.name})", len(todo)) as tick:
-                for attempt in range(1, attempts + 1):
-                    if not todo:
+            with stage_progress(f"judge ({self.config.judge.name})", len(pending)) as tick:
+                for attempt in range(1, self.config.judge_attempts + 1):
+                    if not rounds.todo:
                         break
-                    config = self.config.judge_generation
-                    if attempt > 1 and config.seed is not None:
-                        config = config.model_copy(update={"seed": config.seed + attempt - 1})
-                    retry: dict[str, JudgeCall] = {}
-
-                    def save(result: Result, attempt: int = attempt, retry: dict = retry, todo: dict = todo) -> None:
-                        nonlocal unscored
-                        self.judge_calls += 1
-                        call = todo[result.key]
-                        row = self.benchmark.by_id[call.sample_id]
-                        history.setdefault(call.key, []).append(result.text)
-                        if result.error:
-                            verdict = Unscored(f"judge call failed: {result.error}")
-                        else:
-                            verdict = self.benchmark.parse(call.meta, row, result.text)
-                        if isinstance(verdict, Unscored) and attempt < attempts:
-                            retry[call.key] = call
-                            return
-                        unscored += isinstance(verdict, Unscored)
-                        self.judgements.append(
-                            self.judgement_record(call, verdict, history[call.key], stripped[call.key])
-                        )
-                        tick()
-
-                    backend.generate([c.request for c in todo.values()], config, on_result=save)
-                    todo = retry
+                    save = functools.partial(rounds.record, attempt=attempt, tick=tick)
+                    backend.generate(rounds.requests(), self.attempt_config(attempt), on_result=save)
+                    rounds.finish_attempt()
         finally:
             self.judgements.close()
             backend.close()
-        return unscored
+        return rounds.unscored
+
+    def attempt_config(self, attempt: int) -> GenerationConfig:
+        """Later attempts sample with another seed, so that a retry can give a different answer."""
+        config = self.config.judge_generation
+        if attempt > 1 and config.seed is not None:
+            config = config.model_copy(update={"seed": config.seed + attempt - 1})
+        return config
 
     def judgement_record(self, call: JudgeCall, verdict: Any, completions: list[str], stripped: bool) -> dict:
         return {
@@ -263,3 +244,38 @@ class Run:
         scores["n_truncated_generations"] = sum(1 for g in generations.values() if g.get("truncated"))
         (self.folder / "scores.json").write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
         return scores
+
+
+class JudgeRounds:
+    """Attempts over a set of judge calls: a call is written once it parses or its last attempt is spent."""
+
+    def __init__(self, run: Run, pending: list[tuple[JudgeCall, bool]]):
+        self.run = run
+        self.stripped = {call.key: flag for call, flag in pending}
+        self.todo = {call.key: call for call, _ in pending}
+        self.history: dict[str, list[str]] = {}
+        self.retry: dict[str, JudgeCall] = {}
+        self.unscored = 0
+
+    def requests(self) -> list[Request]:
+        return [call.request for call in self.todo.values()]
+
+    def finish_attempt(self) -> None:
+        """What did not parse goes to the next attempt."""
+        self.todo, self.retry = self.retry, {}
+
+    def record(self, result: Result, attempt: int, tick: Callable[[], None]) -> None:
+        run = self.run
+        run.judge_calls += 1
+        call = self.todo[result.key]
+        self.history.setdefault(call.key, []).append(result.text)
+        if result.error:
+            verdict = Unscored(f"judge call failed: {result.error}")
+        else:
+            verdict = run.benchmark.parse(call.meta, run.benchmark.by_id[call.sample_id], result.text)
+        if isinstance(verdict, Unscored) and attempt < run.config.judge_attempts:
+            self.retry[call.key] = call
+        else:
+            self.unscored += isinstance(verdict, Unscored)
+            run.judgements.append(run.judgement_record(call, verdict, self.history[call.key], self.stripped[call.key]))
+            tick()
