@@ -193,8 +193,12 @@ def build_app(arena: Arena) -> gr.Blocks:
             status = gr.Markdown(elem_id="status")
             prompt = gr.Markdown(max_height=240, elem_id="prompt")
             with gr.Row():
-                left = gr.Markdown(max_height=520, elem_id="answer-a", label="A")
-                right = gr.Markdown(max_height=520, elem_id="answer-b", label="B")
+                with gr.Column():
+                    gr.Markdown("#### Answer A")
+                    left = gr.Markdown(max_height=520, elem_id="answer-a")
+                with gr.Column():
+                    gr.Markdown("#### Answer B")
+                    right = gr.Markdown(max_height=520, elem_id="answer-b")
             with gr.Row():
                 buttons = [gr.Button(label, elem_id=f"vote-{VOTES[label]}") for label in VOTES]
             reveal = gr.Markdown(elem_id="reveal")
