@@ -62,20 +62,7 @@ def test_embedded_model_generates_judges_scores_and_reports(tmp_path):
 @pytest.mark.skipif(shutil.which("accelerate") is None, reason="accelerate's launcher is not installed")
 def test_accelerate_data_parallel_writes_one_record_per_sample(tmp_path):
     out = tmp_path / "dp"
-    command = [
-        "accelerate",
-        "launch",
-        "--cpu",
-        "--num_processes",
-        "2",
-        "--num_machines",
-        "1",
-        "--mixed_precision",
-        "no",
-        "--dynamo_backend",
-        "no",
-        "-m",
-        "longform_eval.inference",
+    generate = [
         "generate",
         "--benchmark",
         "hellobench:chat",
@@ -93,36 +80,28 @@ def test_accelerate_data_parallel_writes_one_record_per_sample(tmp_path):
         "--out",
         str(out),
     ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    launcher = [
+        "accelerate",
+        "launch",
+        "--cpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "-m",
+        "longform_eval.inference",
+    ]
+    result = subprocess.run([*launcher, *generate], capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     records = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
     assert len(records) == 5 and len({r["sample_id"] for r in records}) == 5
     assert not list(out.glob("generations.rank*.jsonl"))
     again = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "longform_eval.inference",
-            "generate",
-            "--benchmark",
-            "hellobench:chat",
-            "--limit",
-            "5",
-            "--shortest",
-            "--model",
-            "local:default",
-            "--model-arg",
-            "threads=1",
-            "--model-arg",
-            "batch_size=3",
-            "--max-new-tokens",
-            "6",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
+        [sys.executable, "-m", "longform_eval.inference", *generate], capture_output=True, text=True, timeout=300
     )
     assert again.returncode == 0 and "model calls 0" in again.stderr
 
