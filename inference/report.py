@@ -34,6 +34,12 @@ def write_report(folder: str | Path) -> Path:
         f"truncated generations (hit max_new_tokens): {scores['n_truncated_generations']}.",
         "",
     ]
+    if scores.get("deviations"):
+        lines += [
+            "**Deviations from the paper's settings** (scores are not comparable with the paper):",
+            *[f"- {d}" for d in scores["deviations"]],
+            "",
+        ]
     plots = (
         hellobench_section(scores, folder, lines)
         if scores["benchmark"] == "hellobench"

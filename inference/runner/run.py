@@ -242,8 +242,24 @@ class Run:
         scores["n_samples"] = len(self.benchmark.rows)
         scores["n_generated"] = len(generations)
         scores["n_truncated_generations"] = sum(1 for g in generations.values() if g.get("truncated"))
+        scores["deviations"] = self.deviations()
         (self.folder / "scores.json").write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
         return scores
+
+    def deviations(self) -> list[str]:
+        """Where this run's settings differ from the paper's, so that reports never hide it."""
+        found = []
+        for role, actual, paper in (
+            ("generation", self.config.generation, self.benchmark.generation_defaults()),
+            ("judge", self.config.judge_generation, self.benchmark.judge_defaults()),
+        ):
+            for field, value in actual.model_dump().items():
+                expected = getattr(paper, field)
+                if value != expected:
+                    found.append(f"{role} {field} = {value!r} (paper: {expected!r})")
+        if self.config.judge_attempts != self.benchmark.judge_attempts:
+            found.append(f"judge attempts = {self.config.judge_attempts} (paper: {self.benchmark.judge_attempts})")
+        return found
 
 
 class JudgeRounds:

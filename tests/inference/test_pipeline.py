@@ -55,6 +55,7 @@ def test_released_responses_judged_with_released_verdicts_give_the_published_sco
     assert scores["overall"] == pytest.approx(48.55, abs=0.01)
     assert {t: s["score"] for t, s in scores["tasks"].items()} == pytest.approx(PUBLISHED_GPT4O, abs=0.01)
     assert (scores["n_scored"], scores["n_unscored"]) == (647, 0)
+    assert scores["deviations"] == []  # imported generations, the paper's judge settings
     assert main(["report", str(out)]) == 0
     report = (out / "report.md").read_text()
     assert "**Overall HelloEval score: 48.55**" in report
@@ -106,6 +107,9 @@ def test_changed_configuration_on_resume_is_an_error_unless_forced(gpt4o_replays
     assert main([*base, "--temperature", "0.2"]) == 2
     assert "different configuration (generation)" in capsys.readouterr().err
     assert main([*base, "--temperature", "0.2", "--force"]) == 0
+    scores = json.loads((tmp_path / "run/scores.json").read_text())
+    assert scores["deviations"] == ["generation temperature = 0.2 (paper: 0.8)"]
+    assert "- generation temperature = 0.2 (paper: 0.8)" in (tmp_path / "run/report.md").read_text()
 
 
 def test_unscored_verdicts_are_kept_with_reasons_and_never_scored_zero(gpt4o_replays, tmp_path):
