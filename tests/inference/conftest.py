@@ -37,3 +37,21 @@ def gpt4o_replays(shared_data, tmp_path_factory):
         ((r["id"], str(r["checklist_wise_evaluation"])) for r in released(shared_data, "judgements", "gpt4o_0806")),
     )
     return generations, verdicts
+
+
+def chat_run(limit: int, model: str, judge: str, out: str, *extra: str) -> list[str]:
+    """`longform-eval run` arguments for the first `limit` HelloBench chat prompts."""
+    return [
+        "run",
+        "--benchmark",
+        "hellobench:chat",
+        "--limit",
+        str(limit),
+        "--model",
+        model,
+        "--judge",
+        judge,
+        *extra,
+        "--out",
+        out,
+    ]

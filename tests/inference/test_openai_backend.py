@@ -12,6 +12,7 @@ from longform_eval.inference.backends.openai_backend import OpenAIBackend
 from longform_eval.inference.cli import main
 from longform_eval.inference.config import GenerationConfig
 
+from .conftest import chat_run
 from .fault_server import FaultServer
 
 VERDICT6 = str([{"checklist_id": i, "reason": "solid", "evaluation_score": 0.75} for i in range(6)])
@@ -65,25 +66,18 @@ def test_unreachable_server_is_a_clear_error(tmp_path, capsys, gpt4o_replays):
     generations, _ = gpt4o_replays
     assert (
         main(
-            [
-                "run",
-                "--benchmark",
-                "hellobench:chat",
-                "--limit",
-                "1",
-                "--model",
+            chat_run(
+                1,
                 f"replay:{generations}",
-                "--judge",
                 "openai:judge",
+                str(tmp_path / "r"),
                 "--judge-arg",
                 "base_url=http://127.0.0.1:9/v1",
                 "--judge-arg",
                 "max_attempts=2",
                 "--judge-arg",
                 "backoff_base=0.01",
-                "--out",
-                str(tmp_path / "r"),
-            ]
+            )
         )
         == 2
     )
@@ -105,23 +99,16 @@ def test_malformed_and_truncated_judge_output_end_unscored_never_zero(tmp_path, 
         out = tmp_path / "run"
         assert (
             main(
-                [
-                    "run",
-                    "--benchmark",
-                    "hellobench:chat",
-                    "--limit",
-                    "4",
-                    "--model",
+                chat_run(
+                    4,
                     f"replay:{model}",
-                    "--judge",
                     "openai:gpt-judge",
+                    str(out),
                     "--judge-arg",
                     f"base_url={server.url}",
                     "--judge-arg",
                     "backoff_base=0.01",
-                    "--out",
-                    str(out),
-                ]
+                )
             )
             == 0
         )

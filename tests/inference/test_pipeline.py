@@ -10,6 +10,8 @@ from longform_eval.inference.backends import create_backend
 from longform_eval.inference.cli import main
 from longform_eval.inference.runner import Run
 
+from .conftest import chat_run
+
 PUBLISHED_GPT4O = {
     "open_ended_qa": 54.82,
     "summarization": 29.71,
@@ -66,19 +68,7 @@ def test_released_responses_judged_with_released_verdicts_give_the_published_sco
 
 def test_a_finished_run_makes_zero_calls(gpt4o_replays, tmp_path):
     generations, verdicts = gpt4o_replays
-    args = [
-        "run",
-        "--benchmark",
-        "hellobench:chat",
-        "--limit",
-        "12",
-        "--model",
-        f"replay:{generations}",
-        "--judge",
-        f"replay:{verdicts}",
-        "--out",
-        str(tmp_path / "run"),
-    ]
+    args = chat_run(12, f"replay:{generations}", f"replay:{verdicts}", str(tmp_path / "run"))
     assert main(args) == 0
     run = Run.open(tmp_path / "run")
     counter = Counting()
@@ -90,19 +80,7 @@ def test_a_finished_run_makes_zero_calls(gpt4o_replays, tmp_path):
 
 def test_changed_configuration_on_resume_is_an_error_unless_forced(gpt4o_replays, tmp_path, capsys):
     generations, verdicts = gpt4o_replays
-    base = [
-        "run",
-        "--benchmark",
-        "hellobench:chat",
-        "--limit",
-        "3",
-        "--model",
-        f"replay:{generations}",
-        "--judge",
-        f"replay:{verdicts}",
-        "--out",
-        str(tmp_path / "run"),
-    ]
+    base = chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(tmp_path / "run"))
     assert main(base) == 0
     assert main([*base, "--temperature", "0.2"]) == 2
     assert "different configuration (generation)" in capsys.readouterr().err
@@ -120,24 +98,7 @@ def test_unscored_verdicts_are_kept_with_reasons_and_never_scored_zero(gpt4o_rep
     texts = [verdict, verdict[:-30], "I refuse to grade this.", verdict.replace("1}", "1.5}")]
     broken.write_text("\n".join(json.dumps({"key": k, "text": t}) for k, t in zip(ids, texts, strict=True)) + "\n")
     out = tmp_path / "run"
-    assert (
-        main(
-            [
-                "run",
-                "--benchmark",
-                "hellobench:chat",
-                "--limit",
-                "4",
-                "--model",
-                f"replay:{generations}",
-                "--judge",
-                f"replay:{broken}",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
+    assert main(chat_run(4, f"replay:{generations}", f"replay:{broken}", str(out))) == 0
     records = {json.loads(x)["key"]: json.loads(x) for x in (out / "judgements.jsonl").read_text().splitlines()}
     reasons = [records[k]["unscored_reason"] for k in ids]
     assert reasons[0] is None and all(reasons[1:])
@@ -180,24 +141,7 @@ def test_dry_run_prints_calls_without_a_model(capsys, gpt4o_replays, tmp_path):
 def test_clear_errors_for_bad_model_names(tmp_path, capsys):
     assert main(["run", "--benchmark", "hellobench:chat", "--model", "gpt4", "--out", str(tmp_path / "x")]) == 2
     assert "expected BACKEND:MODEL" in capsys.readouterr().err
-    assert (
-        main(
-            [
-                "run",
-                "--benchmark",
-                "hellobench:chat",
-                "--limit",
-                "1",
-                "--model",
-                "tpu:m",
-                "--judge",
-                "tpu:m",
-                "--out",
-                str(tmp_path / "y"),
-            ]
-        )
-        == 2
-    )
+    assert main(chat_run(1, "tpu:m", "tpu:m", str(tmp_path / "y"))) == 2
     assert "unknown backend 'tpu'" in capsys.readouterr().err
 
 
@@ -206,24 +150,7 @@ def test_missing_backend_extra_names_the_pip_command(tmp_path, capsys):
 
     if importlib.util.find_spec("vllm") is not None:
         pytest.skip("vllm is installed here")
-    assert (
-        main(
-            [
-                "run",
-                "--benchmark",
-                "hellobench:chat",
-                "--limit",
-                "1",
-                "--model",
-                "vllm:/models/x",
-                "--judge",
-                "vllm:/models/x",
-                "--out",
-                str(tmp_path / "v"),
-            ]
-        )
-        == 2
-    )
+    assert main(chat_run(1, "vllm:/models/x", "vllm:/models/x", str(tmp_path / "v"))) == 2
     assert "pip install 'longform-eval[vllm]'" in capsys.readouterr().err
 
 
