@@ -57,15 +57,14 @@ class HFBackend:
         done: dict[str, Result] = {}
         for start in range(0, len(ordered), self.batch_size):
             batch = ordered[start : start + self.batch_size]
-            for result in deliver(self.generate_batch(batch, config), on_result):
+            for result in deliver(self.generate_batch(batch, [texts[r.key] for r in batch], config), on_result):
                 done[result.key] = result
         return [done[r.key] for r in requests]
 
-    def generate_batch(self, batch: list[Request], config: GenerationConfig) -> list[Result]:
+    def generate_batch(self, batch: list[Request], texts: list[str], config: GenerationConfig) -> list[Result]:
         import torch
 
         began = time.perf_counter()
-        texts = [self.prompt_text(r, config) for r in batch]
         encoded = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
         sampling = config.temperature > 0
         if config.seed is not None:
