@@ -14,6 +14,7 @@ from longform_eval.metric import cli as metric_cli
 from . import cli_run
 from .backends import MissingExtraError
 from .runner import RunConfigMismatch
+from .runner.lock import RunFolderLocked
 
 EXPECTED_ERRORS = (
     SourceError,
@@ -24,6 +25,7 @@ EXPECTED_ERRORS = (
     ValueError,
     MissingExtraError,
     RunConfigMismatch,
+    RunFolderLocked,
     ConnectionError,
 )
 
@@ -46,8 +48,8 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
     space.add_argument("--db", type=Path, default=Path("votes.sqlite"), help="SQLite file of votes")
     space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")
     space.add_argument("--source", help="HelloBench source folder")
-    space.add_argument("--host", default="127.0.0.1")
-    space.add_argument("--port", type=int)
+    space.add_argument("--host", help="address to listen on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
+    space.add_argument("--port", type=int, help="port (default: $GRADIO_SERVER_PORT, else gradio's choice from 7860)")
     space.set_defaults(handler=run_space)
     export = subparsers.add_parser("space-export", help="export votes and annotations (CSV, JSONL)")
     export.add_argument("--db", type=Path, default=Path("votes.sqlite"))

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from .backends import create_backend
+from .backends import check_options, create_backend
 from .benchmarks import Selection, load_benchmark
 from .config import GenerationConfig, ModelSpec, parse_model_args
 from .parallel import is_main_process
@@ -127,7 +127,17 @@ def options_from(pairs: list[str] | None, file: Path | None) -> dict[str, Any]:
 
 def judge_spec(args: argparse.Namespace, default: str | None) -> ModelSpec | None:
     name = args.judge or default
-    return ModelSpec.parse(name, options_from(args.judge_arg, args.judge_config)) if name else None
+    if not name:
+        return None
+    spec = ModelSpec.parse(name, options_from(args.judge_arg, args.judge_config))
+    check_options(spec, "--judge-arg")
+    return spec
+
+
+def model_spec(args: argparse.Namespace) -> ModelSpec:
+    spec = ModelSpec.parse(args.model or DEFAULT_MODEL, options_from(args.model_arg, args.model_config))
+    check_options(spec, "--model-arg")
+    return spec
 
 
 def longgenbench_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
@@ -168,7 +178,7 @@ def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> R
         generator_seed=args.generator_seed,
         generator_per_scenario=args.generator_per_scenario,
         verdict_rule=args.verdict_rule,
-        model=ModelSpec.parse(args.model or DEFAULT_MODEL, options_from(args.model_arg, args.model_config)),
+        model=model_spec(args),
         generation=generation,
         judge=judge_spec(args, DEFAULT_MODEL if demo else None),
         judge_generation=judging,
@@ -190,13 +200,15 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
             backends[key] = KeepOpen(create_backend(spec))
         return backends[key]
 
-    for benchmark_name in benchmarks:
+    configs = [(name, build_config(args, name, demo)) for name in benchmarks]  # every option checked first
+    failed: list[Run] = []
+    for benchmark_name, config in configs:
         out = (
             args.out
             if (args.out and len(benchmarks) == 1)
             else (args.out or DEFAULT_OUT) / benchmark_name.replace(":", "-")
         )
-        run = Run(out, build_config(args, benchmark_name, demo), force=args.force)
+        run = Run(out, config, force=args.force)
         if args.dry_run:
             print_dry_run(run)
             continue
@@ -211,12 +223,29 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
         if "report" in stages:
             write_report(run.folder)
         folders.append(run.folder)
+        failed += [run] if run.failed else []
         print(f"{run.folder}: model calls {run.model_calls}, judge calls {run.judge_calls}", file=sys.stderr)
     for backend in backends.values():
         backend.inner.close()
     if folders and "score" in stages:
         print_leaderboard(folders)
-    return 0
+    return report_failures(failed)
+
+
+def report_failures(runs: list[Run]) -> int:
+    """Failed calls are not results: say how many and why, and exit non-zero so that scripts notice."""
+    if not runs:
+        return 0
+    for run in runs:
+        total = sum(run.failed.values())
+        print(
+            f"{run.folder}: {total} calls failed and stay pending (logged in {run.failures.path}); "
+            "run the same command again to retry them:",
+            file=sys.stderr,
+        )
+        for reason, count in run.failed.most_common(5):
+            print(f"  {count} x {reason}", file=sys.stderr)
+    return 1
 
 
 class KeepOpen:
@@ -269,7 +298,7 @@ def command_judge(args: argparse.Namespace) -> int:
         run = Run.open(args.folder, force=args.force, **updates)
     unscored = run.judge()
     print(f"judged; unscored judgements written: {unscored}")
-    return 0
+    return report_failures([run] if run.failed else [])
 
 
 def command_score(args: argparse.Namespace) -> int:

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SECRET_OPTION = re.compile(r"(^|_)(api_?key|token|secret|password|passwd|auth|authorization|credentials?)$", re.I)
+
+
+def refuse_secrets(options: dict[str, Any]) -> None:
+    """Options are written to config.yaml, so a secret among them is refused before anything is written."""
+    for key, value in options.items():
+        if SECRET_OPTION.search(key):
+            raise ValueError(
+                f"option {key!r} looks like a secret; secrets are read only from the environment "
+                "(e.g. OPENAI_API_KEY, or api_key_env=NAME of the variable) and never written to a run folder"
+            )
+        if isinstance(value, str) and "://" in value and urlsplit(value).password:
+            raise ValueError(f"option {key!r}: the URL carries a password; put credentials in the environment")
 
 
 class GenerationConfig(BaseModel):
@@ -29,11 +45,18 @@ class ModelSpec(BaseModel):
     model: str
     options: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("options")
+    @classmethod
+    def no_secrets(cls, options: dict[str, Any]) -> dict[str, Any]:
+        refuse_secrets(options)
+        return options
+
     @classmethod
     def parse(cls, name: str, options: dict[str, Any] | None = None) -> ModelSpec:
         backend, sep, model = name.partition(":")
         if not sep or not backend or not model:
             raise ValueError(f"model {name!r}: expected BACKEND:MODEL, e.g. openai:gpt-4o-mini or local:default")
+        refuse_secrets(options or {})  # before pydantic, whose errors would echo the value
         return cls(backend=backend, model=model, options=options or {})
 
     @property

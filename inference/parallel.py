@@ -58,3 +58,8 @@ def merge_shards(log: RecordLog, processes: int) -> None:
 def is_main_process() -> bool:
     state = process_state()
     return state is None or state.is_main_process
+
+
+def process_rank() -> int:
+    state = process_state()
+    return 0 if state is None else state.process_index

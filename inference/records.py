@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,15 +25,22 @@ class RecordLog:
         return tuple(record[f] for f in self.key_fields)
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """Complete records in file order; a torn last line is skipped."""
+        """Complete records in file order; a torn last line is skipped, and so (with a warning) is a damaged one."""
         if not self.path.exists():
             return
         with self.path.open("rb") as handle:
-            for line in handle:
+            for number, line in enumerate(handle, 1):
                 if not line.endswith(b"\n"):
                     break
-                if line.strip():
-                    yield json.loads(line)
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                    self.key_of(record)
+                except (ValueError, KeyError, TypeError) as error:
+                    print(f"warning: {self.path}:{number}: damaged record skipped ({error})", file=sys.stderr)
+                    continue
+                yield record
 
     def latest(self) -> dict[tuple, dict[str, Any]]:
         """The last record per key (keys are unique unless a run was merged by hand)."""

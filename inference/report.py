@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from longform_eval.dataset_builder.atomic import replacing, write_text_atomic
+
 
 def fmt(value: Any, digits: int = 2) -> str:
     if value is None:
@@ -46,9 +48,7 @@ def write_report(folder: str | Path) -> Path:
         else (longgenbench_section(scores, folder, lines))
     )
     lines += ["", *[f"![{p.stem}]({p.name})" for p in plots]]
-    path = folder / "report.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return write_text_atomic(folder / "report.md", "\n".join(lines) + "\n")
 
 
 def hellobench_section(scores: dict, folder: Path, lines: list[str]) -> list[Path]:
@@ -102,6 +102,11 @@ def pyplot():
     return plt
 
 
+def save_figure(figure, path: Path) -> None:
+    with replacing(path) as temporary:
+        figure.savefig(temporary, dpi=110, format="png")
+
+
 def hellobench_plots(scores: dict, folder: Path) -> list[Path]:
     plt = pyplot()
     tasks = [t for t, s in scores["tasks"].items() if s["score"] is not None]
@@ -113,7 +118,7 @@ def hellobench_plots(scores: dict, folder: Path) -> list[Path]:
     axis.tick_params(axis="x", rotation=20)
     figure.tight_layout()
     per_task = folder / "score_per_task.png"
-    figure.savefig(per_task, dpi=110)
+    save_figure(figure, per_task)
     plt.close(figure)
     rows = [r for r in scores.get("rows", []) if r["row_score"] is not None]
     figure, axis = plt.subplots(figsize=(6, 4))
@@ -123,7 +128,7 @@ def hellobench_plots(scores: dict, folder: Path) -> list[Path]:
     axis.set_title("Score against length")
     figure.tight_layout()
     against_length = folder / "score_vs_words.png"
-    figure.savefig(against_length, dpi=110)
+    save_figure(figure, against_length)
     plt.close(figure)
     return [per_task, against_length]
 
@@ -142,7 +147,7 @@ def longgenbench_plots(scores: dict, folder: Path) -> list[Path]:
     axis.legend()
     figure.tight_layout()
     path = folder / "stic_by_position.png"
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path)
     plt.close(figure)
     return [path]
 

@@ -1,11 +1,13 @@
 """Any OpenAI-compatible server (OpenAI, `vllm serve`, llama.cpp's server): async, bounded, retrying.
 
 - At most `max_in_flight` requests at once (asyncio semaphore).
-- Retries on 429, 5xx, timeouts and connection errors with exponential backoff and full jitter, honouring a
-  `Retry-After` header; `timeout` bounds each request.
+- Retries on 429, 5xx, timeouts, connection errors and malformed replies (a body that is not a completion:
+  HTML, broken JSON, no choices, an empty or missing text) with exponential backoff and full jitter,
+  honouring a `Retry-After` header up to `max_retry_after` seconds; `timeout` bounds each request.
 - The API key comes only from the environment (`api_key_env`, default OPENAI_API_KEY); it is never written.
-- A request that still fails gets a Result with `error` set; if the server cannot be reached at all, the
-  backend raises ServerUnreachableError after saving whatever already finished.
+- A request that still fails gets a Result with `error` set, naming the server; the runner logs it and leaves
+  it pending. If the server cannot be reached at all, the backend raises ServerUnreachableError after
+  saving whatever already finished.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import asyncio
 import email.utils
 import os
 import random
+import sys
 import time
 from collections.abc import Sequence
 
@@ -25,6 +28,26 @@ RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
 class ServerUnreachableError(ConnectionError):
     pass
+
+
+class MalformedReply(ValueError):
+    """The server answered, but not with a usable completion."""
+
+
+def reply_text(response, chat: bool, accept_empty: bool) -> tuple[str, object]:
+    """(text, choice) of a completion response, or MalformedReply saying what is wrong with it."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list):
+        raise MalformedReply(f"not a completion: {str(response)[:120]!r}")
+    if not choices:
+        raise MalformedReply("the reply has no choices")
+    choice = choices[0]
+    text = getattr(getattr(choice, "message", None), "content", None) if chat else getattr(choice, "text", None)
+    if not isinstance(text, str):
+        raise MalformedReply("the reply's choice has no text")
+    if not text and not accept_empty:
+        raise MalformedReply(f"empty text (finish_reason {getattr(choice, 'finish_reason', None)!r})")
+    return text, choice
 
 
 def retry_after_seconds(headers) -> float | None:
@@ -49,12 +72,9 @@ class OpenAIBackend:
         timeout: float = 600.0,
         backoff_base: float = 1.0,
         backoff_cap: float = 60.0,
-        **unexpected,
+        max_retry_after: float = 120.0,
+        accept_empty: bool = False,
     ):
-        if "api_key" in unexpected:
-            raise ValueError("the API key is read only from the environment: set OPENAI_API_KEY or api_key_env=NAME")
-        if unexpected:
-            raise TypeError(f"unknown openai backend options: {sorted(unexpected)}")
         import openai
 
         self.openai = openai
@@ -69,6 +89,8 @@ class OpenAIBackend:
         self.timeout = float(timeout)
         self.backoff_base = float(backoff_base)
         self.backoff_cap = float(backoff_cap)
+        self.max_retry_after = float(max_retry_after)
+        self.accept_empty = bool(accept_empty)
         self.calls = 0
 
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
@@ -111,10 +133,13 @@ class OpenAIBackend:
                 error, connection_error = f"HTTP {failure.status_code}: {str(failure)[:200]}", False
                 if failure.status_code not in RETRY_STATUS:
                     break
-                wait = retry_after_seconds(failure.response.headers)
+                wait = self.capped(retry_after_seconds(failure.response.headers))
             except (self.openai.APITimeoutError, self.openai.APIConnectionError) as failure:
                 timed_out = isinstance(failure, self.openai.APITimeoutError)
                 error, connection_error = f"{type(failure).__name__}: {failure}", not timed_out
+                wait = None
+            except (MalformedReply, self.openai.APIResponseValidationError, ValueError) as failure:
+                error, connection_error = f"malformed reply: {failure}", False
                 wait = None
             if attempt < self.max_attempts:
                 await asyncio.sleep(wait if wait is not None else self.backoff(attempt))
@@ -125,10 +150,20 @@ class OpenAIBackend:
             None,
             None,
             time.perf_counter() - began,
-            attempts=self.max_attempts,
-            error=error,
+            attempts=attempt,
+            error=f"{self.base_url}: {error} (after {attempt} attempts)",
             extra={"connection_error": connection_error},
         )
+
+    def capped(self, wait: float | None) -> float | None:
+        """A server may ask for a day's pause; waiting is capped at `max_retry_after` and said."""
+        if wait is not None and wait > self.max_retry_after:
+            print(
+                f"{self.base_url}: Retry-After {wait:.0f} s capped at {self.max_retry_after:.0f} s (max_retry_after)",
+                file=sys.stderr,
+            )
+            return self.max_retry_after
+        return wait
 
     def backoff(self, attempt: int) -> float:
         """Full jitter: uniform in [0, min(cap, base * 2^(attempt-1))]."""
@@ -147,13 +182,10 @@ class OpenAIBackend:
             common["stop"] = list(config.stop)
         if request.messages is not None:
             response = await client.chat.completions.create(messages=list(request.messages), **common)
-            choice = response.choices[0]
-            text = choice.message.content or ""
         else:
             response = await client.completions.create(prompt=request.prompt, **common)
-            choice = response.choices[0]
-            text = choice.text or ""
-        usage = response.usage
+        text, choice = reply_text(response, request.messages is not None, self.accept_empty)
+        usage = getattr(response, "usage", None)
         return Result(
             key=request.key,
             text=text,

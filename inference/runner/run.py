@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import time
+from collections import Counter
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -13,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
 from ..backends import Backend, create_backend
@@ -21,6 +24,7 @@ from ..benchmarks import JudgeCall, Selection, load_benchmark, rows_hash, strip_
 from ..config import GenerationConfig, ModelSpec
 from ..progress import console, stage_progress
 from ..records import RecordLog
+from .lock import lock_run_folder
 
 CONFIG_FILE = "config.yaml"
 IGNORED_ON_RESUME = {"package_version"}
@@ -63,6 +67,11 @@ def request_hash(request: Request, config: GenerationConfig) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def generation_hash(generation: dict[str, Any]) -> str:
+    """What a judgement was made of: a changed or regenerated response invalidates its judgements."""
+    return hashlib.sha256(generation["response"].encode("utf-8")).hexdigest()[:16]
+
+
 class Run:
     def __init__(self, folder: str | Path, config: RunConfig, force: bool = False):
         self.folder = Path(folder)
@@ -82,11 +91,16 @@ class Run:
         )
         config.dataset_hash = rows_hash(self.benchmark.rows)
         config.package_version = package_version()
+        from ..parallel import process_rank
+
+        lock_run_folder(self.folder, process_rank())
         self.config = self.reconcile(config, force)
         self.generations = RecordLog(self.folder / "generations.jsonl", ("sample_id",))
         self.judgements = RecordLog(self.folder / "judgements.jsonl", ("key",))
+        self.failures = RecordLog(self.folder / "failures.jsonl", ("stage", "key"))
         self.model_calls = 0
         self.judge_calls = 0
+        self.failed: Counter[str] = Counter()
 
     @classmethod
     def open(cls, folder: str | Path, **changes: Any) -> Run:
@@ -116,9 +130,26 @@ class Run:
                     f"{path}: the run was started with a different configuration ({', '.join(changed)}). "
                     "Use another --out folder, or --force to continue with the new configuration."
                 )
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True))
+        text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            write_text_atomic(path, text)
         return config
+
+    def record_failure(self, stage: str, result: Result, sample_id: str, backend: str) -> None:
+        """A failed call is logged, counted and left pending: the next run retries it."""
+        self.failed[f"{stage}: {result.error}"[:160]] += 1
+        self.failures.append(
+            {
+                "stage": stage,
+                "key": result.key,
+                "sample_id": sample_id,
+                "backend": backend,
+                "error": result.error,
+                "attempts": result.attempts,
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            }
+        )
+        console.print(f"[red]{stage} call {result.key} (sample {sample_id}) to {backend} failed: {result.error}")
 
     # ----- generate -------------------------------------------------------------------------------------
     def pending_generations(self) -> list[Request]:
@@ -145,7 +176,7 @@ class Run:
                     self.model_calls += 1
                     if result.error:
                         failures += 1
-                        console.print(f"[red]generation {result.key} failed: {result.error}")
+                        self.record_failure("generate", result, result.key, self.config.model.name)
                     else:
                         log.append(self.generation_record(result))
                     tick()
@@ -154,6 +185,7 @@ class Run:
                     backend.generate(mine, self.config.generation, on_result=save)
                 finally:
                     log.close()
+                    self.failures.close()
                     backend.close()
         finish()
         return failures
@@ -175,8 +207,20 @@ class Run:
         }
 
     # ----- judge ----------------------------------------------------------------------------------------
-    def pending_judge_calls(self) -> list[tuple[JudgeCall, bool]]:
-        done = {key[0] for key in self.judgements.done_keys()}
+    def current_judgements(self) -> dict[str, dict[str, Any]]:
+        """Judgements of the generations as they are now; one made of an older response is left out.
+
+        Records written before judgements carried `generation_hash` are kept as they are.
+        """
+        hashes = {key[0]: generation_hash(g) for key, g in self.generations.latest().items()}
+        return {
+            key[0]: record
+            for key, record in self.judgements.latest().items()
+            if record.get("generation_hash") in (None, hashes.get(record.get("sample_id")))
+        }
+
+    def pending_judge_calls(self) -> list[tuple[JudgeCall, bool, str]]:
+        done = set(self.current_judgements())
         calls = []
         for sample_id, generation in self.generations.latest().items():
             row = self.benchmark.by_id.get(sample_id[0])
@@ -185,7 +229,8 @@ class Run:
             response, stripped = generation["response"], False
             if self.config.strip_think:
                 response, stripped = strip_think(response)
-            calls.extend((c, stripped) for c in self.benchmark.judge_calls(row, response) if c.key not in done)
+            judged = generation_hash(generation)
+            calls.extend((c, stripped, judged) for c in self.benchmark.judge_calls(row, response) if c.key not in done)
         return calls
 
     def judge(self, backend_factory: Callable[[ModelSpec], Backend] = create_backend) -> int:
@@ -207,6 +252,7 @@ class Run:
                     rounds.finish_attempt()
         finally:
             self.judgements.close()
+            self.failures.close()
             backend.close()
         return rounds.unscored
 
@@ -217,10 +263,13 @@ class Run:
             config = config.model_copy(update={"seed": config.seed + attempt - 1})
         return config
 
-    def judgement_record(self, call: JudgeCall, verdict: Any, completions: list[str], stripped: bool) -> dict:
+    def judgement_record(
+        self, call: JudgeCall, verdict: Any, completions: list[str], stripped: bool, judged: str
+    ) -> dict[str, Any]:
         return {
             "key": call.key,
             "sample_id": call.sample_id,
+            "generation_hash": judged,
             "judge": self.config.judge.name,
             "completion": completions[-1],
             "completions": completions,
@@ -234,7 +283,7 @@ class Run:
     # ----- score ----------------------------------------------------------------------------------------
     def score(self) -> dict[str, Any]:
         generations = {k[0]: v for k, v in self.generations.latest().items()}
-        judgements = {k[0]: v for k, v in self.judgements.latest().items()}
+        judgements = self.current_judgements()
         scores = self.benchmark.score(generations, judgements)
         scores["benchmark"] = self.config.benchmark
         scores["model"] = self.config.model.name if self.config.model else self.folder.name
@@ -242,8 +291,11 @@ class Run:
         scores["n_samples"] = len(self.benchmark.rows)
         scores["n_generated"] = len(generations)
         scores["n_truncated_generations"] = sum(1 for g in generations.values() if g.get("truncated"))
+        scores["n_pending_generations"] = len(self.pending_generations())
+        scores["n_pending_judge_calls"] = len(self.pending_judge_calls())
+        scores["complete"] = scores["n_pending_generations"] == 0 and scores["n_pending_judge_calls"] == 0
         scores["deviations"] = self.deviations()
-        (self.folder / "scores.json").write_text(json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+        write_text_atomic(self.folder / "scores.json", json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
         return scores
 
     def deviations(self) -> list[str]:
@@ -265,10 +317,11 @@ class Run:
 class JudgeRounds:
     """Attempts over a set of judge calls: a call is written once it parses or its last attempt is spent."""
 
-    def __init__(self, run: Run, pending: list[tuple[JudgeCall, bool]]):
+    def __init__(self, run: Run, pending: list[tuple[JudgeCall, bool, str]]):
         self.run = run
-        self.stripped = {call.key: flag for call, flag in pending}
-        self.todo = {call.key: call for call, _ in pending}
+        self.stripped = {call.key: flag for call, flag, _ in pending}
+        self.judged = {call.key: judged for call, _, judged in pending}
+        self.todo = {call.key: call for call, _, _ in pending}
         self.history: dict[str, list[str]] = {}
         self.retry: dict[str, JudgeCall] = {}
         self.unscored = 0
@@ -284,14 +337,16 @@ class JudgeRounds:
         run = self.run
         run.judge_calls += 1
         call = self.todo[result.key]
-        self.history.setdefault(call.key, []).append(result.text)
         if result.error:
-            verdict = Unscored(f"judge call failed: {result.error}")
-        else:
-            verdict = run.benchmark.parse(call.meta, run.benchmark.by_id[call.sample_id], result.text)
+            run.record_failure("judge", result, call.sample_id, run.config.judge.name)
+            tick()
+            return
+        self.history.setdefault(call.key, []).append(result.text)
+        verdict = run.benchmark.parse(call.meta, run.benchmark.by_id[call.sample_id], result.text)
         if isinstance(verdict, Unscored) and attempt < run.config.judge_attempts:
             self.retry[call.key] = call
         else:
             self.unscored += isinstance(verdict, Unscored)
-            run.judgements.append(run.judgement_record(call, verdict, self.history[call.key], self.stripped[call.key]))
+            history, stripped, judged = self.history[call.key], self.stripped[call.key], self.judged[call.key]
+            run.judgements.append(run.judgement_record(call, verdict, history, stripped, judged))
             tick()

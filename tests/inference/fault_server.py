@@ -20,15 +20,19 @@ class Listener(ThreadingHTTPServer):
 class FaultServer:
     """Behaviour per request is chosen by the first `MARK-<name>` in the prompt:
 
-    rate: 429 with Retry-After: 1 once, then OK. error: 500 twice, then OK. slow: sleeps `slow_seconds` once,
-    then OK. malformed / truncated: always answers with unusable judge output. anything else: OK.
-    `ok_text(prompt)` gives the successful answer. `service_time` delays every answer (throughput benches).
+    rate: 429 with Retry-After: 1 once, then OK. dayrate: 429 with Retry-After: 86400 once, then OK. error: 500
+    twice, then OK. slow: sleeps `slow_seconds` once, then OK. malformed / truncated: always answers with unusable
+    judge output. anything else: OK. `ok_text(prompt)` gives the successful answer. `service_time` delays every
+    answer (throughput benches). Setting `fail_with` makes every request fail that way until it is reset:
+    "500", "empty" (empty text), "no_choices", "null_choices", "null_content", "html" (a 200 HTML page),
+    "bad_json" (a 200 body cut short).
     """
 
     def __init__(self, ok_text=lambda prompt: "OK", slow_seconds: float = 3.0, service_time: float = 0.0):
         self.ok_text = ok_text
         self.slow_seconds = slow_seconds
         self.service_time = service_time
+        self.fail_with: str | None = None
         self.seen: Counter[str] = Counter()
         self.authorizations: set[str] = set()
         self.lock = threading.Lock()
@@ -76,6 +80,10 @@ class FaultServer:
             count = self.seen[mark]
         if self.service_time:
             time.sleep(self.service_time)
+        if self.fail_with:
+            return self.send_failure(handler, body)
+        if mark == "dayrate" and count == 1:
+            return self.send(handler, 429, {"error": {"message": "come back tomorrow"}}, {"Retry-After": "86400"})
         if mark == "rate" and count == 1:
             return self.send(handler, 429, {"error": {"message": "slow down"}}, {"Retry-After": "1"})
         if mark == "error" and count <= 2:
@@ -88,6 +96,23 @@ class FaultServer:
         elif mark == "truncated":
             text = '[{"checklist_id": 0, "reason": "fine", "evaluation_score": 1}, {"checklist_id": 1, "rea'
         return self.send(handler, 200, self.completion(body, text))
+
+    def send_failure(self, handler, body):
+        kind = self.fail_with
+        if kind == "500":
+            return self.send(handler, 500, {"error": {"message": "down"}})
+        if kind == "html":
+            return self.send_raw(handler, 200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
+        if kind == "bad_json":
+            return self.send_raw(handler, 200, b'{"id": "x", "choi', "application/json")
+        payload = self.completion(body, "")
+        if kind == "no_choices":
+            payload["choices"] = []
+        elif kind == "null_choices":
+            payload["choices"] = None
+        elif kind == "null_content" and "messages" in body:
+            payload["choices"][0]["message"]["content"] = None
+        return self.send(handler, 200, payload)
 
     @staticmethod
     def completion(body, text):
@@ -110,11 +135,14 @@ class FaultServer:
             "choices": [{"index": 0, "finish_reason": "stop", "text": text, "logprobs": None}],
         }
 
+    @classmethod
+    def send(cls, handler, status, payload, headers=None):
+        cls.send_raw(handler, status, json.dumps(payload).encode(), "application/json", headers)
+
     @staticmethod
-    def send(handler, status, payload, headers=None):
-        data = json.dumps(payload).encode()
+    def send_raw(handler, status, data, content_type, headers=None):
         handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data)))
         for key, value in (headers or {}).items():
             handler.send_header(key, value)

@@ -10,7 +10,7 @@ import pytest
 from longform_eval.inference.backends.base import Request
 from longform_eval.inference.backends.openai_backend import OpenAIBackend
 from longform_eval.inference.cli import main
-from longform_eval.inference.config import GenerationConfig
+from longform_eval.inference.config import GenerationConfig, ModelSpec
 
 from .conftest import chat_run
 from .fault_server import FaultServer
@@ -48,7 +48,8 @@ def test_retries_429_with_retry_after_500_and_timeouts(monkeypatch):
 def test_gives_up_after_the_last_attempt_with_the_reason():
     with FaultServer() as server:
         results = backend(server.url, max_attempts=2).generate([chat("e", "MARK-error")], GenerationConfig())
-    assert results[0].error.startswith("HTTP 500") and results[0].attempts == 2 and results[0].text == ""
+    assert results[0].error.startswith(f"{server.url}: HTTP 500") and results[0].attempts == 2
+    assert results[0].text == ""
 
 
 def test_bounded_requests_in_flight():
@@ -59,6 +60,8 @@ def test_bounded_requests_in_flight():
 
 def test_api_key_only_from_the_environment():
     with pytest.raises(ValueError, match="only from the environment"):
+        ModelSpec.parse("openai:m", {"base_url": "http://127.0.0.1:1/v1", "api_key": "sk-leak"})
+    with pytest.raises(TypeError):
         OpenAIBackend("m", base_url="http://127.0.0.1:1/v1", api_key="sk-leak")
 
 
