@@ -2,8 +2,8 @@
 (HelloEval's preparation stage), and a live leaderboard.
 
 As a Hugging Face Space this file is the app (settings from LONGFORM_EVAL_RUNS, LONGFORM_EVAL_RELEASED,
-LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE); locally: `longform-eval space [--runs runs/] [--db votes.sqlite]
-[--judge BACKEND:MODEL]`.
+LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE; it listens where GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally:
+`longform-eval space [--runs runs/] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import gradio as gr
 from longform_eval.dataset_builder.hellobench import TASKS
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, swap
+from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH, FieldError, check_id, check_text
 from longform_eval.spaces.leaderboard import (
     agreement_summary,
     annotator_table,
@@ -28,11 +30,14 @@ from longform_eval.spaces.leaderboard import (
 )
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.safe_markdown import inert_markdown
-from longform_eval.spaces.storage import Vote, VoteStore
+from longform_eval.spaces.storage import AlreadyVoted, Vote, VoteStore
 
 MAX_CHECKLISTS = 7
 LEVELS = ["0", "0.25", "0.5", "0.75", "1"]
 VOTES = {"A is better": "A", "B is better": "B", "Both good": "equally_good", "Both bad": "equally_bad"}
+ALREADY_VOTED = "**You already voted on this comparison; load a new one.**"
+DEFAULT_HOST = "127.0.0.1"
+MAX_UPLOAD_BYTES = 1_000_000  # the app has no upload field; this caps gradio's anonymous upload route
 GUIDELINE = """**How to annotate.** Read the instruction and the whole response, then answer each checklist on five
 levels: **0** fails the requirement; **0.25** meets some of it, with major gaps; **0.5** meets several parts,
 but the overall judgement is unclear; **0.75** meets most of it, with minor issues; **1** fully satisfies it,
@@ -42,6 +47,15 @@ the schema that `longform-eval fit-weights` reads, to fit the checklist weights.
 
 def pane(text: str) -> str:
     return inert_markdown(text)
+
+
+def annotator_id(typed: str | None) -> str:
+    """The annotator id as stored: stripped, "anonymous" when blank.
+
+    Raises:
+        FieldError: too long or with control characters.
+    """
+    return check_id((typed or "").strip() or "anonymous", "annotator id")
 
 
 class Arena:
@@ -60,12 +74,17 @@ class Arena:
         state = dict(state or {})
         state.setdefault("session", uuid.uuid4().hex)
         try:
+            check_text(subcategory or "", "subcategory filter", MAX_FILTER_LENGTH)
             pair = self.pool.random_pair(self.rng, task or None, subcategory or None)
-        except LookupError as error:
+        except (FieldError, LookupError) as error:
             return "", "", "", state, f"**{error}**"
         row = self.pool.rows[pair.item_id]
         state.update(
-            item_id=pair.item_id, model_a=pair.model_a, model_b=pair.model_b, order=pair.order_shown, voted=False
+            item_id=pair.item_id,
+            model_a=pair.model_a,
+            model_b=pair.model_b,
+            order=pair.order_shown,
+            token=uuid.uuid4().hex,  # this comparison; the store takes one vote per token
         )
         prompt = f"**{row['task']} / {row['subcategory']}** (`{pair.item_id}`)\n\n" + pane(row["instruction"])
         return (
@@ -77,27 +96,34 @@ class Arena:
         )
 
     def vote(self, label: str, annotator: str, state: dict | None):
+        """Store one vote for the comparison in `state`; a second one (even fired at the same moment) is refused."""
         state = dict(state or {})
-        if not state.get("item_id"):
+        if not state.get("token"):
             return state, "**Load a comparison first.**", *self.leaderboard()
-        if state.get("voted"):
-            return state, "**You already voted on this comparison; load a new one.**", *self.leaderboard()
-        outcome = VOTES.get(label, label)
+        try:
+            annotator = annotator_id(annotator)
+        except FieldError as error:
+            return state, f"**Not saved: {error}.**", *self.leaderboard()
+        if self.store.has_vote(state["token"]):  # spares the judge call; the UNIQUE index decides below
+            return state, ALREADY_VOTED, *self.leaderboard()
         verdict = self.judge_pair(state)
-        self.store.add_vote(
-            Vote(
-                annotator=(annotator or "anonymous").strip(),
-                session=state["session"],
-                item_id=state["item_id"],
-                model_a=state["model_a"],
-                model_b=state["model_b"],
-                order_shown=state["order"],
-                outcome=outcome,
-                judge_outcome=None if verdict is None else getattr(verdict.combined, "value", "unscored"),
-                judge_flipped=None if verdict is None else verdict.flipped,
+        try:
+            self.store.add_vote(
+                Vote(
+                    annotator=annotator,
+                    session=state["session"],
+                    item_id=state["item_id"],
+                    model_a=state["model_a"],
+                    model_b=state["model_b"],
+                    order_shown=state["order"],
+                    outcome=VOTES.get(label, label),
+                    judge_outcome=None if verdict is None else getattr(verdict.combined, "value", "unscored"),
+                    judge_flipped=None if verdict is None else verdict.flipped,
+                    token=state["token"],
+                )
             )
-        )
-        state["voted"] = True
+        except AlreadyVoted:
+            return state, ALREADY_VOTED, *self.leaderboard()
         reveal = f"You voted **{label}**. A was **{state['model_a']}**, B was **{state['model_b']}**.\n\n"
         reveal += self.describe_judge(verdict)
         return state, reveal, *self.leaderboard()
@@ -166,12 +192,16 @@ class Arena:
         state = dict(state or {})
         if not state.get("item_id"):
             return "**Load a response first.**"
+        try:
+            annotator = annotator_id(annotator)
+        except FieldError as error:
+            return f"**Not saved: {error}.**"
         row = self.pool.rows[state["item_id"]]
         chosen = list(levels[: len(row["checklists"])])
         if any(level is None for level in chosen):
             return "**Score every checklist before saving.**"
         self.store.add_annotation(
-            (annotator or "anonymous").strip(),
+            annotator,
             state["item_id"],
             row["subcategory"],
             state["model"],
@@ -186,8 +216,8 @@ def build_app(arena: Arena) -> gr.Blocks:
         with gr.Tab("Arena"):
             with gr.Row():
                 task = gr.Dropdown(["", *TASKS], value="", label="task (empty = any)")
-                subcategory = gr.Textbox(label="subcategory (optional)")
-                annotator = gr.Textbox(label="your annotator id", value="anonymous")
+                subcategory = gr.Textbox(label="subcategory (optional)", max_length=MAX_FILTER_LENGTH)
+                annotator = gr.Textbox(label="your annotator id", value="anonymous", max_length=MAX_ID_LENGTH)
                 load = gr.Button("New comparison", elem_id="new-comparison")
             state = gr.State({})
             status = gr.Markdown(elem_id="status")
@@ -289,7 +319,33 @@ def main(settings: dict[str, Any] | None = None) -> None:
         settings.get("judge") or os.environ.get("LONGFORM_EVAL_JUDGE"),
         settings.get("source"),
     )
-    build_app(arena).launch(server_name=settings.get("host", "127.0.0.1"), server_port=settings.get("port"))
+    launch(build_app(arena), settings)
+
+
+def server_address(settings: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[str, int | None]:
+    """Where to listen: an explicit setting (`--host`, `--port`) wins, then GRADIO_SERVER_NAME / GRADIO_SERVER_PORT
+    (a deployed Space sets them), then 127.0.0.1 and gradio's own port choice (None).
+
+    Raises:
+        ValueError: GRADIO_SERVER_PORT is set but is not a port number.
+    """
+    host = settings.get("host") or environ.get("GRADIO_SERVER_NAME") or DEFAULT_HOST
+    port = settings.get("port")
+    if port is None and environ.get("GRADIO_SERVER_PORT"):
+        text = environ["GRADIO_SERVER_PORT"].strip()
+        if not text.isdigit() or not 0 < int(text) < 65536:
+            raise ValueError(f"GRADIO_SERVER_PORT must be a port number, not {text!r}")
+        port = int(text)
+    return host, None if port is None else int(port)
+
+
+def launch(
+    app: gr.Blocks, settings: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None, **extra
+):
+    """Start `app` as the Space runs it: at `server_address` (environment: `os.environ` unless given), with uploads
+    capped at MAX_UPLOAD_BYTES (413 above it). `extra` goes to `gr.Blocks.launch` (tests: prevent_thread_lock)."""
+    host, port = server_address(settings or {}, os.environ if environ is None else environ)
+    return app.launch(server_name=host, server_port=port, max_file_size=MAX_UPLOAD_BYTES, **extra)
 
 
 if __name__ == "__main__":

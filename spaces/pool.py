@@ -1,7 +1,9 @@
 """What the arena compares: HelloBench prompts and the responses of several models to them.
 
 Responses come from run folders (`generations.jsonl`) and/or folders of released HelloBench responses
-(`<model>/<task>_results.jsonl[.gz]`, as in ../shared/data/hellobench/generations/main_exp).
+(`<model>/<task>_results.jsonl[.gz]`, as in ../shared/data/hellobench/generations/main_exp). A line that does not
+parse (the torn last line of a run killed with SIGKILL, a damaged record) is skipped with a warning naming the file
+and line: one bad line never keeps the Space from starting.
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import warnings
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,8 +49,7 @@ class ResponsePool:
                     responses[item_id].setdefault(model_dir.name, text)
         if runs and runs.is_dir():
             for generations in sorted(runs.glob("**/generations.jsonl")):
-                for line in generations.read_text(encoding="utf-8").splitlines():
-                    record = json.loads(line)
+                for record in read_records(generations, "sample_id"):
                     model = record.get("model") or generations.parent.name
                     responses[record["sample_id"]].setdefault(model, record["response"])
         return cls(rows, responses)
@@ -75,13 +78,35 @@ class ResponsePool:
         return self.responses[item_id][model]
 
 
-def read_released(model_dir: Path):
+def read_released(model_dir: Path) -> Iterator[tuple[str, str]]:
     for task in hellobench.TASKS:
         for path in (model_dir / f"{task}_results.jsonl.gz", model_dir / f"{task}_results.jsonl"):
             if path.is_file():
-                opener = gzip.open if path.suffix == ".gz" else open
-                with opener(path, "rt", encoding="utf-8") as handle:
-                    for line in handle:
-                        record = json.loads(line)
-                        yield record["id"], record["response"]
+                for record in read_records(path, "id"):
+                    yield record["id"], record["response"]
                 break
+
+
+def read_records(path: Path, key: str) -> Iterator[dict[str, Any]]:
+    """The records of a JSON Lines file (gzipped or not) that carry a text `key` and `response`.
+
+    Any other line (torn, not UTF-8, not JSON, not such a record) is skipped with a warning `<path>:<line>: ...`.
+    """
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as error:  # JSONDecodeError and UnicodeDecodeError
+                warnings.warn(f"{path}:{number}: skipped a line that is not JSON ({error})", stacklevel=2)
+                continue
+            if not (
+                isinstance(record, dict)
+                and isinstance(record.get(key), str)
+                and isinstance(record.get("response"), str)
+            ):
+                warnings.warn(f"{path}:{number}: skipped a record without text {key!r} and 'response'", stacklevel=2)
+                continue
+            yield record

