@@ -1,6 +1,6 @@
 """Builders: benchmark source files -> Hub-ready dataset folders (parquet + README card)."""
 
-from .errors import SourceError, SourceUnavailableError
+from .errors import OutputFolderError, SourceError, SourceUnavailableError
 from .registry import BUILDERS, build
 
-__all__ = ["BUILDERS", "SourceError", "SourceUnavailableError", "build"]
+__all__ = ["BUILDERS", "OutputFolderError", "SourceError", "SourceUnavailableError", "build"]

@@ -19,6 +19,17 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     builder.add_argument("--out", type=Path, help="output folder (default: build/NAME)")
     builder.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace --out even if it is not empty and not an earlier build of NAME "
+        "(never the current directory, the home folder or a parent of them)",
+    )
+    builder.add_argument(
+        "--allow-count-mismatch",
+        action="store_true",
+        help="build an edited copy whose record counts differ from the published ones; the card lists them",
+    )
+    builder.add_argument(
         "--weights",
         type=Path,
         help="hellobench: checklist weights file to use instead "
@@ -45,7 +56,14 @@ def run_build(args: argparse.Namespace) -> int:
         options["weights"] = args.weights
     if args.name == "longgenbench" and args.generate:
         options.update(generate=True, seed=args.seed, per_scenario=args.per_scenario)
-    folder = build(args.name, source=args.source, out=args.out, **options)
+    folder = build(
+        args.name,
+        source=args.source,
+        out=args.out,
+        overwrite=args.overwrite,
+        allow_count_mismatch=args.allow_count_mismatch,
+        **options,
+    )
     print(folder)
     return 0
 

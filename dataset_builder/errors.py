@@ -22,3 +22,7 @@ class SourceError(ValueError):
 
 class SourceUnavailableError(RuntimeError):
     """No local copy of a benchmark was found and the upstream download failed."""
+
+
+class OutputFolderError(ValueError):
+    """The output folder cannot be replaced safely; nothing was changed on disk."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib.metadata
+import json
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -15,7 +18,11 @@ from datasets.info import DatasetInfosDict
 from datasets.utils import logging as datasets_logging
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from .errors import OutputFolderError
+
 SPLIT = "test"
+MARKER = ".longform-eval-build.json"
+DISTRIBUTION = "longform-eval"
 
 
 @dataclass
@@ -45,6 +52,7 @@ class CardSpec:
     task_categories: list[str]
     context: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
+    count_mismatches: list[str] = field(default_factory=list)
 
 
 def size_category(num_rows: int) -> str:
@@ -54,14 +62,25 @@ def size_category(num_rows: int) -> str:
     return "100K<n<1M"
 
 
-def write_dataset_folder(out: str | Path, tables: Sequence[ConfigTable], card: CardSpec) -> Path:
-    """Build the folder in a temporary sibling and move it into place only when complete."""
-    out = Path(out).resolve()
+def write_dataset_folder(
+    out: str | Path,
+    tables: Sequence[ConfigTable],
+    card: CardSpec,
+    dataset: str,
+    overwrite: bool = False,
+    keep: Sequence[Path] = (),
+) -> Path:
+    """Build the folder in a temporary sibling and move it into place only when complete.
+
+    `out` must pass `check_output_folder`; `keep` are paths (the source files) that must survive the build.
+    """
+    out = check_output_folder(out, dataset, overwrite, keep)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))
     try:
         infos = {table.name: write_table(staging, table) for table in tables}
         render_card(tables, infos, card).save(staging / "README.md")
+        write_marker(staging, dataset)
         staging.chmod(0o755)
         replace_folder(staging, out)
     except BaseException:
@@ -111,6 +130,7 @@ def render_card(tables: Sequence[ConfigTable], infos: dict[str, datasets.Dataset
             tables=tables,
             infos=infos,
             examples={t.name: example_of(t) for t in tables},
+            count_mismatches=card.count_mismatches,
             **card.context,
         )
     )
@@ -153,4 +173,98 @@ def replace_folder(staging: Path, out: Path) -> None:
     retired = out.with_name(f".{out.name}.old-{staging.name.rsplit('-', 1)[-1]}")
     out.rename(retired)
     staging.rename(out)
-    shutil.rmtree(retired, ignore_errors=True)
+    if retired.is_dir():
+        shutil.rmtree(retired, ignore_errors=True)
+    else:
+        retired.unlink(missing_ok=True)
+
+
+def package_version() -> str:
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def write_marker(folder: Path, dataset: str) -> None:
+    """Mark `folder` as a build of `dataset`, listing its files; a later build may replace exactly these.
+
+    The marker is not named by the card's configs, so `load_dataset` and `push_to_hub` leave it out.
+    """
+    files = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file())
+    marker = {"dataset": dataset, "built_by": DISTRIBUTION, "version": package_version(), "files": files}
+    (folder / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+
+
+def read_marker(folder: Path) -> dict | None:
+    """The marker of an earlier build in `folder`, or None when there is none or it is unreadable."""
+    try:
+        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return marker if isinstance(marker, dict) and isinstance(marker.get("dataset"), str) else None
+
+
+def protected_folders() -> dict[Path, str]:
+    """Folders a build never replaces (the current directory, the home folder, every parent of them) and why."""
+    folders = {Path.cwd().resolve(): "the current directory"}
+    with contextlib.suppress(RuntimeError):  # raised when no home folder can be determined
+        folders.setdefault(Path.home().resolve(), "the home folder")
+    protected = {}
+    for folder, name in folders.items():
+        for parent in folder.parents:
+            protected.setdefault(parent, f"a parent of {name}")
+    return {**protected, **folders}
+
+
+def check_output_folder(out: str | Path, dataset: str, overwrite: bool = False, keep: Sequence[Path] = ()) -> Path:
+    """Return `out` resolved, or raise OutputFolderError if building there could destroy something else.
+
+    Refused always: the current directory, the home folder or a parent of either, and a folder that holds
+    (or is) one of `keep`. Refused unless `overwrite`: anything but a missing or empty folder or an
+    earlier build of `dataset`.
+    """
+    target = Path(out).expanduser().resolve()
+    protected = protected_folders()
+    if target in protected:
+        raise OutputFolderError(
+            f"--out {out}: refusing to replace {target}, which is {protected[target]}, even with --overwrite; "
+            f"choose a new folder such as build/{dataset}"
+        )
+    for path in keep:
+        kept = Path(path).expanduser().resolve()
+        if kept == target or target in kept.parents:
+            raise OutputFolderError(f"--out {out}: refusing to replace {target}, which holds the source {path}")
+    if overwrite or not (target.exists() or target.is_symlink()):
+        return target
+    problem = replace_problem(target, dataset)
+    if problem:
+        raise OutputFolderError(
+            f"--out {out}: {problem}; refusing to replace it. Choose another folder, or pass --overwrite "
+            "(overwrite=True) to delete its contents"
+        )
+    return target
+
+
+def replace_problem(target: Path, dataset: str) -> str | None:
+    """Why replacing the existing `target` without --overwrite could lose data, or None if it cannot."""
+    if not target.is_dir():
+        return f"{target} exists and is not a folder"
+    if not any(target.iterdir()):
+        return None
+    marker = read_marker(target)
+    if marker is None:
+        return f"{target} is not empty and is not a longform-eval build (no readable {MARKER})"
+    if marker["dataset"] != dataset:
+        return f"{target} is a build of {marker['dataset']!r}, not {dataset!r}"
+    files = marker.get("files")
+    built = {*(files if isinstance(files, list) else []), MARKER}
+    extra = sorted(
+        path.relative_to(target).as_posix()
+        for path in target.rglob("*")
+        if (path.is_file() or path.is_symlink()) and path.relative_to(target).as_posix() not in built
+    )
+    if extra:
+        shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+        return f"{target} is a build of {dataset!r} but also holds files the build did not write: {shown}"
+    return None

@@ -9,10 +9,11 @@ from typing import Any
 
 import datasets
 
+from .counts import CountCheck
 from .errors import SourceError
-from .folder import CardSpec, ConfigTable, write_dataset_folder
+from .folder import CardSpec, ConfigTable, check_output_folder, write_dataset_folder
 from .hellobench_weights import load_weights
-from .records import read_jsonl, require
+from .records import UniqueIds, read_jsonl, require, require_count, require_strings
 from .sources import Upstream, resolve_source
 
 NAME = "hellobench"
@@ -21,6 +22,14 @@ TASKS = ("open_ended_qa", "summarization", "chat", "text_completion", "heuristic
 LENGTHS = ("2k", "4k", "8k", "16k")
 WEIGHTS_FILE = "weighted_scores.txt"
 LENGTH_PATTERN = re.compile(r"no shorter than ([\d,]+) words")
+PUBLISHED_ROWS = {
+    "open_ended_qa": 200,
+    "summarization": 100,
+    "chat": 147,
+    "text_completion": 77,
+    "heuristic_text_generation": 123,
+}
+PUBLISHED_LENGTH_ROWS = 123
 
 FEATURES = datasets.Features(
     {
@@ -56,18 +65,25 @@ def length_constraint(record: dict[str, Any]) -> int | None:
     return None
 
 
-def read_rows(path: Path, task: str, weights: dict[str, list[float]]) -> list[dict[str, Any]]:
-    """Validate and convert one HelloBench JSONL file."""
+def read_rows(
+    path: Path, task: str, weights: dict[str, list[float]], ids: UniqueIds | None = None
+) -> list[dict[str, Any]]:
+    """Validate and convert one HelloBench JSONL file; `ids` spans the files whose ids must not repeat."""
+    ids = ids or UniqueIds("id")
     rows = []
     for line, record in read_jsonl(path):
         row_id = require(path, line, record, "id", str)
+        ids.add(path, line, row_id)
         subcategory = require(path, line, record, "category", str)
         instruction = require(path, line, record, "instruction", str)
-        checklists = require(path, line, record, "checklists", list)
-        num_checklist = require(path, line, record, "num_checklist", int)
+        checklists = require_strings(path, line, record, "checklists")
+        num_checklist = require_count(path, line, record, "num_checklist")
         requirements = record.get("requirements")
-        if requirements is not None and not isinstance(requirements, list):
-            raise SourceError(path, line, "requirements", "expected a list or null")
+        if requirements is not None:
+            requirements = require_strings(path, line, record, "requirements")
+        raw_text = record.get("raw_text")
+        if raw_text is not None and not isinstance(raw_text, str):
+            raise SourceError(path, line, "raw_text", f"expected str or null, got {type(raw_text).__name__}")
         if subcategory not in weights:
             raise SourceError(path, line, "category", f"unknown subcategory {subcategory!r} (not in the weights)")
         if num_checklist != len(checklists):
@@ -90,7 +106,7 @@ def read_rows(path: Path, task: str, weights: dict[str, list[float]]) -> list[di
                 "checklists": checklists,
                 "checklist_weights": weights[subcategory],
                 "num_checklist": num_checklist,
-                "raw_text": record.get("raw_text"),
+                "raw_text": raw_text,
                 "requirements": requirements,
                 "length_constraint": length_constraint(record),
             }
@@ -98,13 +114,22 @@ def read_rows(path: Path, task: str, weights: dict[str, list[float]]) -> list[di
     return rows
 
 
-def build_tables(source: Path, weights_path: Path | None = None) -> list[ConfigTable]:
+def build_tables(source: Path, weights_path: Path | None = None, counts: CountCheck | None = None) -> list[ConfigTable]:
+    """All configs; row counts must be the published ones unless `counts` allows a mismatch."""
+    counts = counts or CountCheck(source)
     weights = load_weights(weights_path or source / WEIGHTS_FILE)
-    per_task = {task: read_rows(task_file(source, task), task, weights) for task in TASKS}
+    main_ids = UniqueIds("id")  # the `all` config holds every main row, so ids are unique across tasks
+    per_task = {}
+    for task in TASKS:
+        path = task_file(source, task)
+        per_task[task] = read_rows(path, task, weights, main_ids)
+        counts.expect(path, "rows", PUBLISHED_ROWS[task], len(per_task[task]))
     tables = [ConfigTable(task, rows, FEATURES) for task, rows in per_task.items()]
     tables.append(ConfigTable("all", [row for rows in per_task.values() for row in rows], FEATURES))
     for length in LENGTHS:
-        rows = read_rows(length_file(source, length), "heuristic_text_generation", weights)
+        path = length_file(source, length)
+        rows = read_rows(path, "heuristic_text_generation", weights)
+        counts.expect(path, "rows", PUBLISHED_LENGTH_ROWS, len(rows))
         tables.append(ConfigTable(f"length_constrained_{length}", rows, FEATURES))
     return tables
 
@@ -130,9 +155,23 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
 
 
 def build(
-    source: str | Path | None = None, out: str | Path = "build/hellobench", weights: str | Path | None = None
+    source: str | Path | None = None,
+    out: str | Path = "build/hellobench",
+    weights: str | Path | None = None,
+    overwrite: bool = False,
+    allow_count_mismatch: bool = False,
 ) -> Path:
-    """Build the HelloBench dataset folder; `weights` replaces the shipped weighted_scores.txt."""
+    """Build the HelloBench dataset folder; `weights` replaces the shipped weighted_scores.txt.
+
+    `overwrite` allows replacing a folder that is not an earlier HelloBench build; `allow_count_mismatch`
+    builds an edited copy whose row counts differ from the published ones (the card lists the differences).
+    """
     source_dir = resolve_source(NAME, source, UPSTREAM)
-    tables = build_tables(source_dir, Path(weights) if weights else None)
-    return write_dataset_folder(out, tables, card_spec(tables))
+    weights_path = Path(weights) if weights else None
+    keep = [source_dir, *([weights_path] if weights_path else [])]
+    check_output_folder(out, NAME, overwrite, keep)
+    counts = CountCheck(source_dir, allow_count_mismatch)
+    tables = build_tables(source_dir, weights_path, counts)
+    spec = card_spec(tables)
+    spec.count_mismatches = counts.mismatches
+    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=keep)

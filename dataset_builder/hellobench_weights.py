@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 
 from .errors import SourceError
+from .records import read_text
 
 WEIGHT_TOTAL = 100.0
 
@@ -17,9 +18,7 @@ def load_weights(path: Path) -> dict[str, list[float]]:
 
     Each list must hold numbers summing to 100; a task-grouped JSON (`{task: {sub: [...]}}`) is flattened.
     """
-    if not path.is_file():
-        raise SourceError(path, None, None, "file not found")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     try:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as error:
@@ -27,7 +26,7 @@ def load_weights(path: Path) -> dict[str, list[float]]:
     node = literal_node(path, tree)
     try:
         value = ast.literal_eval(node)
-    except ValueError as error:
+    except (ValueError, TypeError) as error:
         raise SourceError(path, node.lineno, None, f"not a literal ({error})") from error
     if not isinstance(value, dict):
         raise SourceError(path, node.lineno, None, "expected a mapping subcategory -> weights")

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import datasets
 
+from .counts import CountCheck
 from .errors import SourceError
-from .folder import CardSpec, ConfigTable, write_dataset_folder
-from .records import read_json, require
+from .folder import CardSpec, ConfigTable, check_output_folder, write_dataset_folder
+from .records import UniqueIds, read_json, require, require_count
 from .sources import Upstream, resolve_source
 
 NAME = "longgenbench"
@@ -26,6 +29,20 @@ SCENARIO_OF_TYPE = {
 }
 CHECK_KINDS = {"checks_once": "single", "checks_range": "range", "checks_periodic": "periodic"}
 SINGLES_PER_ITEM = 5
+SUBTASK_KEY = re.compile(r"[0-9]+")
+SCENARIOS = tuple(dict.fromkeys(SCENARIO_OF_TYPE.values()))
+
+
+@dataclass(frozen=True)
+class Published:
+    """What the released file of one setting holds."""
+
+    items: int
+    per_scenario: int
+    checks: int
+
+
+PUBLISHED = {"short": Published(400, 100, 6205), "long": Published(400, 100, 8215)}
 
 CHECK = {
     "kind": datasets.Value("string"),
@@ -51,22 +68,22 @@ def parse_checks(path: Path, row: str, record: dict[str, Any]) -> list[dict[str,
     checks = []
     for field, kind in CHECK_KINDS.items():
         for key, description in require(path, row, record, field, dict).items():
-            try:
-                subtask = int(key)
-            except ValueError:
-                raise SourceError(path, row, f"{field}[{key!r}]", "sub-task key is not an integer") from None
+            if not SUBTASK_KEY.fullmatch(key):
+                raise SourceError(path, row, f"{field}[{key!r}]", "sub-task key is not an integer")
+            subtask = int(key)
             if not isinstance(description, str):
                 raise SourceError(path, row, f"{field}[{key!r}]", "description must be a string")
             checks.append({"kind": kind, "subtask": subtask, "key": key, "description": description})
     return checks
 
 
-def read_setting(source: Path, setting: str) -> list[dict[str, Any]]:
-    """Validate and convert one released LongGenBench file."""
+def read_setting(source: Path, setting: str, counts: CountCheck | None = None) -> list[dict[str, Any]]:
+    """Validate and convert one released LongGenBench file; its counts must be the published ones."""
     path = source / SETTING_FILES[setting]
     items = read_json(path)
     if not isinstance(items, list):
         raise SourceError(path, None, None, "expected a JSON list of items")
+    prompts = UniqueIds("prompt")  # the released items have no id: an item is known by its prompt
     rows, per_scenario = [], Counter()
     for index, record in enumerate(items):
         row = f"item {index}"
@@ -76,20 +93,32 @@ def read_setting(source: Path, setting: str) -> list[dict[str, Any]]:
         if subtask_type not in SCENARIO_OF_TYPE:
             raise SourceError(path, row, "type", f"unknown sub-task type {subtask_type!r}")
         scenario = SCENARIO_OF_TYPE[subtask_type]
+        prompt = require(path, row, record, "prompt", str)
+        prompts.add(path, row, prompt)
         rows.append(
             {
                 "id": f"{setting}_{scenario}_{per_scenario[scenario]:03d}",
                 "scenario": scenario,
                 "setting": setting,
-                "prompt": require(path, row, record, "prompt", str),
+                "prompt": prompt,
                 "prefix": require(path, row, record, "prefix", str),
                 "subtask_type": subtask_type,
-                "num_subtasks": require(path, row, record, "number", int),
+                "num_subtasks": require_count(path, row, record, "number"),
                 "checks": parse_checks(path, row, record),
             }
         )
         per_scenario[scenario] += 1
+    check_counts(path, PUBLISHED[setting], rows, per_scenario, counts or CountCheck(source))
     return rows
+
+
+def check_counts(
+    path: Path, published: Published, rows: list[dict[str, Any]], per_scenario: Counter[str], counts: CountCheck
+) -> None:
+    counts.expect(path, "items", published.items, len(rows))
+    for scenario in SCENARIOS:
+        counts.expect(path, f"{scenario} items", published.per_scenario, per_scenario[scenario], "type")
+    counts.expect(path, "checks", published.checks, sum(len(row["checks"]) for row in rows))
 
 
 def quirks(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -164,10 +193,18 @@ def build(
     generate: bool = False,
     seed: int = 0,
     per_scenario: int = 100,
+    overwrite: bool = False,
+    allow_count_mismatch: bool = False,
 ) -> Path:
-    """Build the released configs `short` and `long`; with `generate`, add seeded fresh items too."""
+    """Build the released configs `short` and `long`; with `generate`, add seeded fresh items too.
+
+    `allow_count_mismatch` builds an edited copy whose counts differ from the published ones (the card lists
+    the differences); the generated items are not checked, their counts are set by `per_scenario`.
+    """
     source_dir = resolve_source(NAME, source, UPSTREAM)
-    tables = [ConfigTable(setting, read_setting(source_dir, setting), FEATURES) for setting in SETTING_FILES]
+    check_output_folder(out, NAME, overwrite, [source_dir])
+    counts = CountCheck(source_dir, allow_count_mismatch)
+    tables = [ConfigTable(setting, read_setting(source_dir, setting, counts), FEATURES) for setting in SETTING_FILES]
     if generate:
         from .longgenbench_generator import generate_items
 
@@ -176,4 +213,5 @@ def build(
             tables.append(ConfigTable(f"generated_{setting}", rows, FEATURES))
     spec = card_spec(tables)
     spec.context.update(generated=generate, seed=seed, per_scenario=per_scenario)
-    return write_dataset_folder(out, tables, spec)
+    spec.count_mismatches = counts.mismatches
+    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[source_dir])

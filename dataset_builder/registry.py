@@ -14,8 +14,26 @@ BUILDERS: dict[str, Callable[..., Path]] = {
 }
 
 
-def build(name: str, source: str | Path | None = None, out: str | Path | None = None, **options) -> Path:
-    """Build dataset `name` into `out` (default `build/<name>`) and return the folder."""
+def build(
+    name: str,
+    source: str | Path | None = None,
+    out: str | Path | None = None,
+    overwrite: bool = False,
+    allow_count_mismatch: bool = False,
+    **options,
+) -> Path:
+    """Build dataset `name` into `out` (default `build/<name>`) and return the folder.
+
+    An existing `out` is replaced only if it is empty or an earlier build of `name`, unless `overwrite`; the
+    current directory, the home folder and their parents are never replaced. The released files must hold
+    the published counts, unless `allow_count_mismatch` (the card then lists the differences).
+    """
     if name not in BUILDERS:
         raise KeyError(f"unknown dataset {name!r}; choose one of {', '.join(sorted(BUILDERS))}")
-    return BUILDERS[name](source=source, out=out or Path("build") / name, **options)
+    return BUILDERS[name](
+        source=source,
+        out=out or Path("build") / name,
+        overwrite=overwrite,
+        allow_count_mismatch=allow_count_mismatch,
+        **options,
+    )

@@ -8,9 +8,10 @@ from typing import Any
 
 import datasets
 
+from .counts import CountCheck
 from .errors import SourceError
-from .folder import CardSpec, ConfigTable, write_dataset_folder
-from .records import read_json, read_jsonl, require
+from .folder import CardSpec, ConfigTable, check_output_folder, write_dataset_folder
+from .records import UniqueIds, read_json, read_jsonl, require, require_count
 from .sources import Upstream, resolve_source
 
 NAME = "tencentllmeval"
@@ -24,6 +25,12 @@ XLSX_QUESTION_COLUMNS = {
     "zh": ("prompt_id", "level1", "level2", "question", "reference_answer"),
 }
 LITERAL_NEWLINE = "\\n"
+# Published in the upstream sheets (see SOURCE.md): rows and distinct prompt ids per language. Prompt ids
+# repeat (the repeats are kept and counted in the card); a row is identified by its sheet row.
+PUBLISHED_ROWS = {"en": 2904, "zh": 3007}
+PUBLISHED_PROMPT_IDS = {"en": 2890, "zh": 2964}
+PUBLISHED_TREE_TASKS = 109
+PUBLISHED_TREE_AREAS = 6
 
 QUESTION_FEATURES = datasets.Features(
     {
@@ -57,6 +64,8 @@ def question_row(path: Path, row: int, record: dict[str, Any], language: str) ->
     for field in ("prompt_id", "level1", "level2", "question", "reference_answer"):
         if field not in record:
             raise SourceError(path, row, field, "missing")
+    for field in ("prompt_id", "level1", "level2"):
+        require(path, row, record, field, (str, type(None)))
     question = require(path, row, record, "question", str)
     answer = record["reference_answer"]
     return {
@@ -69,25 +78,53 @@ def question_row(path: Path, row: int, record: dict[str, Any], language: str) ->
     }
 
 
-def read_questions(source: Path, language: str) -> list[dict[str, Any]]:
+def read_questions(source: Path, language: str, counts: CountCheck | None = None) -> list[dict[str, Any]]:
+    """The questions of one language; the row and distinct-id counts must be the published ones."""
+    path, rows = question_rows(source, language)
+    counts = counts or CountCheck(source)
+    counts.expect(path, "rows", PUBLISHED_ROWS[language], len(rows))
+    distinct = len({row["prompt_id"] for row in rows})
+    counts.expect(path, "distinct prompt ids", PUBLISHED_PROMPT_IDS[language], distinct, "prompt_id")
+    return rows
+
+
+def question_rows(source: Path, language: str) -> tuple[Path, list[dict[str, Any]]]:
     derived = source / "derived" / f"{LANGUAGES[language]}_dataset.jsonl"
     if derived.is_file():
-        return [question_row(derived, line, record, language) for line, record in read_jsonl(derived)]
+        sheet_row_ids = UniqueIds("xlsx_row", "sheet row")
+        rows = []
+        for line, record in read_jsonl(derived):
+            if "xlsx_row" in record:
+                sheet_row_ids.add(derived, line, require_count(derived, line, record, "xlsx_row"))
+            rows.append(question_row(derived, line, record, language))
+        return derived, rows
     path = source / XLSX_QUESTIONS[language]
     columns = XLSX_QUESTION_COLUMNS[language]
-    return [
+    return path, [
         question_row(path, row, dict(zip(columns, cells, strict=False)), language) for row, cells in xlsx_rows(path)
     ]
 
 
-def read_tree(source: Path, language: str) -> list[dict[str, Any]]:
+def read_tree(source: Path, language: str, counts: CountCheck | None = None) -> list[dict[str, Any]]:
+    """The task tree of one language; each (area, task) once, as many as published."""
+    path, rows = tree_rows(source, language)
+    tasks = UniqueIds("level2", "task")
+    for row_number, row in rows:
+        tasks.add(path, row_number, (row["area"], row["task"]))
+    counts = counts or CountCheck(source)
+    counts.expect(path, "tasks", PUBLISHED_TREE_TASKS, len(rows), "level2")
+    counts.expect(path, "areas", PUBLISHED_TREE_AREAS, len({row["area"] for _, row in rows}), "level1")
+    return [row for _, row in rows]
+
+
+def tree_rows(source: Path, language: str) -> tuple[Path, list[tuple[int | str, dict[str, Any]]]]:
     derived = source / "derived" / f"task_tree_{LANGUAGES[language]}.json"
     if derived.is_file():
         document = read_json(derived)
         nodes = document.get("nodes") if isinstance(document, dict) else None
         if not isinstance(nodes, list):
             raise SourceError(derived, None, "nodes", "expected a list of task-tree nodes")
-        return [tree_row(derived, f"node {i}", node, language) for i, node in enumerate(nodes)]
+        return derived, [(f"node {i}", tree_row(derived, f"node {i}", node, language)) for i, node in enumerate(nodes)]
     path = source / XLSX_TREES[language]
     rows, area = [], None
     for row, cells in xlsx_rows(path):
@@ -96,8 +133,8 @@ def read_tree(source: Path, language: str) -> list[dict[str, Any]]:
             continue  # one blank separator row inside an area
         note = cells[3] if len(cells) > 3 else None
         node = {"level1": area, "level2": cells[1], "prompt_example": cells[2], "note": note}
-        rows.append(tree_row(path, row, node, language))
-    return rows
+        rows.append((row, tree_row(path, row, node, language)))
+    return path, rows
 
 
 def tree_row(path: Path, row: int | str, node: dict[str, Any], language: str) -> dict[str, Any]:
@@ -123,7 +160,14 @@ def xlsx_rows(path: Path) -> list[tuple[int, list[Any]]]:
         import openpyxl
     except ImportError as error:
         raise ImportError(f"Reading {path.name} needs openpyxl: pip install 'longform-eval[xlsx]'") from error
-    workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        return worksheet_rows(openpyxl.load_workbook(path, read_only=True, data_only=True))
+    except Exception as error:  # openpyxl, zipfile and XML parsers raise many kinds on a damaged file
+        reason = f"{type(error).__name__}: {error}"
+        raise SourceError(path, None, None, f"not a readable xlsx workbook ({reason})") from error
+
+
+def worksheet_rows(workbook: Any) -> list[tuple[int, list[Any]]]:
     try:
         sheet = workbook.worksheets[0]
         rows = []
@@ -174,8 +218,24 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
     )
 
 
-def build(source: str | Path | None = None, out: str | Path = "build/tencentllmeval") -> Path:
+def build(
+    source: str | Path | None = None,
+    out: str | Path = "build/tencentllmeval",
+    overwrite: bool = False,
+    allow_count_mismatch: bool = False,
+) -> Path:
+    """Build the questions (`en`, `zh`) and the task trees; repeated prompt ids and NA answers are kept.
+
+    `allow_count_mismatch` builds an edited copy whose counts differ from the published ones (the card lists
+    the differences).
+    """
     source_dir = resolve_source(NAME, source, UPSTREAM)
-    tables = [ConfigTable(lang, read_questions(source_dir, lang), QUESTION_FEATURES) for lang in LANGUAGES]
-    tables += [ConfigTable(f"task_tree_{lang}", read_tree(source_dir, lang), TREE_FEATURES) for lang in LANGUAGES]
-    return write_dataset_folder(out, tables, card_spec(tables))
+    check_output_folder(out, NAME, overwrite, [source_dir])
+    counts = CountCheck(source_dir, allow_count_mismatch)
+    tables = [ConfigTable(lang, read_questions(source_dir, lang, counts), QUESTION_FEATURES) for lang in LANGUAGES]
+    tables += [
+        ConfigTable(f"task_tree_{lang}", read_tree(source_dir, lang, counts), TREE_FEATURES) for lang in LANGUAGES
+    ]
+    spec = card_spec(tables)
+    spec.count_mismatches = counts.mismatches
+    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[source_dir])

@@ -23,6 +23,25 @@ def copy_source(source: Path, target: Path) -> Path:
     return target
 
 
+def linked_source(source: Path, target: Path, *editable: str) -> Path:
+    """A benchmark source of links to the released files, with writable copies of the `editable` ones.
+
+    The released generations and judgements are left out.
+    """
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if path.is_dir() or relative.parts[0] in ("generations", "judgements"):
+            continue
+        link = target / relative
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if relative.as_posix() in editable:
+            shutil.copyfile(path, link)
+        else:
+            link.symlink_to(path)
+    assert all((target / name).is_file() and not (target / name).is_symlink() for name in editable), editable
+    return target
+
+
 @pytest.fixture(scope="session")
 def hellobench_folder(shared_data, tmp_path_factory) -> Path:
     return build("hellobench", source=shared_data / "hellobench", out=tmp_path_factory.mktemp("hb") / "hellobench")

@@ -4,6 +4,7 @@ import shutil
 
 import pytest
 
+from longform_eval.dataset_builder.folder import MARKER
 from longform_eval.dataset_builder.hub import HubUnavailableError, push_to_hub, upload_plan
 
 
@@ -55,3 +56,8 @@ def test_push_creates_the_repo_branch_and_uploads_card_and_data_in_one_commit(he
     upload = api.calls[2][2]
     assert upload["revision"] == "v1" and upload["commit_message"] == "first"
     assert upload["allow_patterns"] == upload_plan(hellobench_folder)
+
+
+def test_the_build_marker_stays_local(hellobench_folder):
+    assert (hellobench_folder / MARKER).is_file()
+    assert MARKER not in upload_plan(hellobench_folder)
