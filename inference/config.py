@@ -30,7 +30,8 @@ class GenerationConfig(BaseModel):
 
     max_new_tokens: int = Field(1024, gt=0)
     temperature: float = Field(0.0, ge=0.0)
-    top_p: float = Field(1.0, gt=0.0, le=1.0)
+    top_p: float | None = Field(1.0, gt=0.0, le=1.0)  # None: the model's own default (its generation_config)
+    top_k: int | None = Field(None, gt=0)  # None: the model's own default
     seed: int | None = 0
     stop: tuple[str, ...] = ()
     chat_template: bool = True
@@ -64,7 +65,7 @@ class ModelSpec(BaseModel):
         return f"{self.backend}:{self.model}"
 
 
-def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
+def parse_model_args(pairs: list[str] | None, flag: str = "--model-arg") -> dict[str, Any]:
     """`--model-arg k=v` values, with YAML typing of v (numbers, booleans)."""
     import yaml
 
@@ -72,6 +73,6 @@ def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise ValueError(f"--model-arg {pair!r}: expected KEY=VALUE")
+            raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE")
         options[key.strip()] = yaml.safe_load(value)
     return options

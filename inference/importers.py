@@ -2,50 +2,59 @@
 
 from __future__ import annotations
 
-import gzip
-import json
+import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
-from longform_eval.dataset_builder.hellobench import TASKS
+from longform_eval.dataset_builder.released import read_records, released_responses
 
-from .runner.run import Run, RunConfig
+from .benchmarks import create_benchmark
+from .config import parse_model_args
+from .runner import Run, RunConfig
+from .runner.schema import GenerationRecord
 
 
-def import_hellobench_generations(model_dir: str | Path, out: str | Path, run_config: RunConfig) -> tuple[Run, int]:
-    """Released `<task>_results.jsonl.gz` files (id, instruction, response) -> generations.jsonl.
+def responses_of(path: Path) -> Iterator[tuple[str, str]]:
+    if path.is_dir():
+        yield from released_responses(path)
+    elif path.is_file():
+        yield from ((r["id"], r["response"]) for r in read_records(path, "id"))
+    else:
+        raise FileNotFoundError(f"{path}: no such folder or file of released responses")
 
-    Ids not in the selected rows and repeated ids are skipped (the first one wins).
-    """
-    model_dir = Path(model_dir)
-    run = Run(out, run_config)
-    present = {key[0] for key in run.generations.done_keys()}
+
+def import_generations(args: argparse.Namespace) -> tuple[Run, int]:
+    """Released responses -> generations.jsonl of a run without a model. Unknown and repeated ids are skipped."""
+    name, _, config_name = args.benchmark.partition(":")
+    benchmark = create_benchmark(name, config_name or None, parse_model_args(args.benchmark_arg, "--benchmark-arg"))
+    paper = benchmark.paper_settings()
+    config = RunConfig(
+        benchmark=name,
+        benchmark_config=benchmark.config,
+        benchmark_args=benchmark.args.model_dump(mode="json"),
+        dataset=args.dataset,
+        dataset_revision=args.dataset_revision,
+        source=args.source,
+        imported_from=args.name or args.responses.name.split(".")[0],
+        generation=paper.generation,
+        judge_generation=paper.judge,
+        judge_attempts=paper.judge_attempts,
+        parser=paper.parser,
+    )
+    run = Run(args.out, config)
+    present = set(run.current_generations())
     imported = 0
-    for task in TASKS:
-        path = model_dir / f"{task}_results.jsonl.gz"
-        if not path.is_file():
-            path = path.with_suffix("")  # an uncompressed copy
-        if not path.is_file():
-            continue
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "rt", encoding="utf-8") as handle:
-            for line in handle:
-                record = json.loads(line)
-                if record["id"] in run.benchmark.by_id and record["id"] not in present:
-                    run.generations.append(
-                        {
-                            "sample_id": record["id"],
-                            "model": f"imported:{model_dir.name}",
-                            "prompt_hash": None,
-                            "response": record["response"],
-                            "finish_reason": None,
-                            "truncated": False,
-                            "prompt_tokens": None,
-                            "completion_tokens": None,
-                            "seconds": None,
-                            "attempts": 0,
-                        }
-                    )
-                    present.add(record["id"])
-                    imported += 1
+    for sample_id, response in responses_of(args.responses):
+        if sample_id in run.by_id and sample_id not in present:
+            record = GenerationRecord(
+                sample_id=sample_id,
+                model=config.model_id,
+                config_hash=config.generation_hash,
+                response=response,
+                attempts=0,
+            )
+            run.generations.append(record.model_dump(mode="json"))
+            present.add(sample_id)
+            imported += 1
     run.generations.close()
     return run, imported

@@ -23,15 +23,20 @@ def process_state():
     return state if state.num_processes > 1 else None
 
 
-def shard_for_this_process(items: Sequence[T], log: RecordLog) -> tuple[list[T], RecordLog, Callable[[], None]]:
-    """(this process's items, the log to write them to, a function that merges the shards on rank 0)."""
+def shard_for_this_process(
+    items: Sequence[T], log: RecordLog, record_key: Callable[[T], tuple]
+) -> tuple[list[T], RecordLog, Callable[[], None]]:
+    """(this process's items, the log to write them to, a function that merges the shards on rank 0).
+
+    `record_key(item)` is the key its record will have, so that a resumed shard skips what it already wrote.
+    """
     state = process_state()
     if state is None:
         return list(items), log, lambda: None
     shard_log = RecordLog(log.path.with_name(f"{log.path.stem}.rank{state.process_index}.jsonl"), log.key_fields)
     done = shard_log.done_keys()
     mine = [item for index, item in enumerate(items) if index % state.num_processes == state.process_index]
-    mine = [item for item in mine if (getattr(item, "key", None),) not in done]
+    mine = [item for item in mine if record_key(item) not in done]
 
     def merge() -> None:
         state.wait_for_everyone()

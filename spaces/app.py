@@ -292,9 +292,10 @@ def arena_from_settings(
     judge: str | None,
     source: str | None = None,
     seed: int | None = None,
+    dataset: str | None = None,
 ) -> Arena:
     runs_path = Path(runs) if runs else None
-    pool = ResponsePool.load(runs_path, Path(released) if released else None, source)
+    pool = ResponsePool.load(runs_path, Path(released) if released else None, source, dataset)
     arena_judge = None
     if judge:
         from longform_eval.inference.backends import create_backend
@@ -318,6 +319,7 @@ def main(settings: dict[str, Any] | None = None) -> None:
         settings.get("db") or os.environ.get("LONGFORM_EVAL_DB", "votes.sqlite"),
         settings.get("judge") or os.environ.get("LONGFORM_EVAL_JUDGE"),
         settings.get("source"),
+        dataset=settings.get("dataset") or os.environ.get("LONGFORM_EVAL_DATASET"),
     )
     launch(build_app(arena), settings)
 

@@ -8,18 +8,15 @@ and line: one bad line never keeps the Space from starting.
 
 from __future__ import annotations
 
-import gzip
-import json
 import random
-import warnings
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from longform_eval.dataset_builder import hellobench
-from longform_eval.dataset_builder.sources import resolve_source
+from longform_eval.dataset_builder.released import read_records, released_responses
+from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.dataset_rows import benchmark_rows
 
 
 @dataclass(frozen=True)
@@ -36,16 +33,19 @@ class ResponsePool:
         self.responses = {i: r for i, r in responses.items() if i in self.rows}
 
     @classmethod
-    def load(cls, runs: Path | None = None, released: Path | None = None, source: str | None = None) -> ResponsePool:
-        rows = next(
-            t.rows
-            for t in hellobench.build_tables(resolve_source("hellobench", source, hellobench.UPSTREAM))
-            if t.name == "all"
-        )
+    def load(
+        cls,
+        runs: Path | None = None,
+        released: Path | None = None,
+        source: str | None = None,
+        dataset: str | None = None,
+    ) -> ResponsePool:
+        """HelloBench rows the way the runner reads them (`dataset`, else the cached build of `source`)."""
+        rows = benchmark_rows(create_benchmark("hellobench", "all"), dataset, source=source)
         responses: dict[str, dict[str, str]] = defaultdict(dict)
         if released and released.is_dir():
             for model_dir in sorted(p for p in released.iterdir() if p.is_dir()):
-                for item_id, text in read_released(model_dir):
+                for item_id, text in released_responses(model_dir):
                     responses[item_id].setdefault(model_dir.name, text)
         if runs and runs.is_dir():
             for generations in sorted(runs.glob("**/generations.jsonl")):
@@ -76,37 +76,3 @@ class ResponsePool:
 
     def response(self, item_id: str, model: str) -> str:
         return self.responses[item_id][model]
-
-
-def read_released(model_dir: Path) -> Iterator[tuple[str, str]]:
-    for task in hellobench.TASKS:
-        for path in (model_dir / f"{task}_results.jsonl.gz", model_dir / f"{task}_results.jsonl"):
-            if path.is_file():
-                for record in read_records(path, "id"):
-                    yield record["id"], record["response"]
-                break
-
-
-def read_records(path: Path, key: str) -> Iterator[dict[str, Any]]:
-    """The records of a JSON Lines file (gzipped or not) that carry a text `key` and `response`.
-
-    Any other line (torn, not UTF-8, not JSON, not such a record) is skipped with a warning `<path>:<line>: ...`.
-    """
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as error:  # JSONDecodeError and UnicodeDecodeError
-                warnings.warn(f"{path}:{number}: skipped a line that is not JSON ({error})", stacklevel=2)
-                continue
-            if not (
-                isinstance(record, dict)
-                and isinstance(record.get(key), str)
-                and isinstance(record.get("response"), str)
-            ):
-                warnings.warn(f"{path}:{number}: skipped a record without text {key!r} and 'response'", stacklevel=2)
-                continue
-            yield record

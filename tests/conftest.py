@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,9 @@ for variable, value in {
     "GRADIO_ANALYTICS_ENABLED": "False",
 }.items():
     os.environ.setdefault(variable, value)
+
+# Dataset folders the runner builds on first use go to a fresh cache per test session.
+os.environ.setdefault("LONGFORM_EVAL_CACHE", tempfile.mkdtemp(prefix="longform-eval-cache-"))
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("LONGFORM_EVAL_SOURCE", REPO.parent / "shared" / "data"))

@@ -65,18 +65,18 @@ class HFBackend:
         import torch
 
         began = time.perf_counter()
-        encoded = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        sampling = config.temperature > 0
+        ids = [
+            self.tokenizer(text, add_special_tokens=not templated(request, config))["input_ids"]
+            for request, text in zip(batch, texts, strict=True)
+        ]
+        encoded = self.tokenizer.pad({"input_ids": ids}, padding=True, return_tensors="pt").to(self.device)
         if config.seed is not None:
             torch.manual_seed(config.seed)
         with torch.inference_mode():
             output = self.model.generate(
                 **encoded,
+                **sampling_options(config),
                 max_new_tokens=config.max_new_tokens,
-                do_sample=sampling,
-                temperature=config.temperature if sampling else None,
-                top_p=config.top_p if sampling else None,
-                top_k=None,
                 stop_strings=list(config.stop) or None,
                 tokenizer=self.tokenizer,
                 pad_token_id=self.tokenizer.pad_token_id,
@@ -104,6 +104,20 @@ class HFBackend:
 
     def close(self) -> None:
         self.model = None
+
+
+def templated(request: Request, config: GenerationConfig) -> bool:
+    """Chat-templated text carries its own special tokens; a raw prompt gets the tokenizer's (BOS), as vLLM does."""
+    return request.messages is not None and config.chat_template
+
+
+def sampling_options(config: GenerationConfig) -> dict[str, Any]:
+    """Greedy at temperature 0; unset top_p/top_k leave the model's own generation_config in force."""
+    if config.temperature <= 0:
+        return {"do_sample": False}
+    options: dict[str, Any] = {"do_sample": True, "temperature": config.temperature}
+    options.update({k: v for k, v in (("top_p", config.top_p), ("top_k", config.top_k)) if v is not None})
+    return options
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:

@@ -174,8 +174,11 @@ class OpenAIBackend:
             "model": self.model,
             "max_tokens": config.max_new_tokens,
             "temperature": config.temperature,
-            "top_p": config.top_p,
         }
+        if config.top_p is not None:
+            common["top_p"] = config.top_p
+        if config.top_k is not None:
+            common["extra_body"] = {"top_k": config.top_k}  # vLLM's and llama.cpp's servers take it
         if config.seed is not None:
             common["seed"] = config.seed
         if config.stop:

@@ -1,5 +1,7 @@
 """The resumable generate -> judge -> score -> report runner."""
 
-from .run import Run, RunConfig, RunConfigMismatch
+from .config import RunConfig, RunConfigMismatch
+from .run import Run
+from .schema import SchemaMismatch
 
-__all__ = ["Run", "RunConfig", "RunConfigMismatch"]
+__all__ = ["Run", "RunConfig", "RunConfigMismatch", "SchemaMismatch"]

@@ -1,9 +1,11 @@
 """Parse a HelloEval judge completion into one score per checklist, or Unscored with the reason.
 
-Accepted: a list of `{"checklist_id", "reason", "evaluation_score"}` objects, as JSON or as a Python literal
-(`ast.literal_eval`, never `eval`), optionally inside a code fence or surrounded by prose. Valid only with
-exactly `num_checklist` items whose scores cast to a finite float in [0, 1]. Scores are kept as given (not
-snapped to the five levels), aligned with the checklists by position, as upstream does.
+Two rules (`parse_verdict`): `upstream`, HelloBench's own (the paper's default), and `lenient`, which also takes
+what upstream rejects and names the rescue. Lenient accepts a list of `{"checklist_id", "reason",
+"evaluation_score"}` objects, as JSON or as a Python literal (`ast.literal_eval`, never `eval`), optionally inside
+a code fence or surrounded by prose. Valid only with exactly `num_checklist` items whose scores cast to a finite
+float in [0, 1]. Scores are kept as given (not snapped to the five levels), aligned with the checklists by
+position, as upstream does.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..unscored import Unscored
@@ -23,14 +26,82 @@ SCORE_KEY = "evaluation_score"
 SCORE_PAIR = re.compile(r"""["']evaluation_score["']\s*:\s*["']?([^,"'}\s]*)""")
 
 
+PARSER_RULES = ("upstream", "lenient")
+
+
+@dataclass(frozen=True)
+class ParsedVerdict:
+    """The scores (or Unscored), and which lenient rescue produced them (None: the upstream rule parses it)."""
+
+    verdict: list[float] | Unscored
+    rescue: str | None = None
+
+
+def parse_verdict(completion: str, num_checklist: int, rule: str = "upstream") -> ParsedVerdict:
+    """`upstream`: HelloBench's llm_judge.py rule: drop code-fence markers, every newline and every backslash,
+    then `json.loads`; a list of exactly `num_checklist` items, each score a float in [0, 1] (compute.py's check).
+    `lenient`: what upstream parses, else the rescues of `parse_checklist_verdict`, named in `rescue`.
+    """
+    if rule not in PARSER_RULES:
+        raise ValueError(f"unknown parser rule {rule!r}; use one of {', '.join(PARSER_RULES)}")
+    strict = upstream_verdict(completion, num_checklist)
+    if rule == "upstream" or not isinstance(strict, Unscored):
+        return ParsedVerdict(strict)
+    lenient = parse_checklist_verdict(completion, num_checklist)
+    return ParsedVerdict(lenient, None if isinstance(lenient, Unscored) else rescue_name(completion, num_checklist))
+
+
+def upstream_verdict(completion: str, num_checklist: int) -> list[float] | Unscored:
+    if not isinstance(completion, str):
+        return Unscored(f"expected a string, got {type(completion).__name__}")
+    if len(completion) > MAX_COMPLETION_CHARS:
+        return Unscored(f"completion too long ({len(completion)} characters)")
+    cleaned = completion
+    for marker in ("```json", "```python", "```", "\n", "\\"):
+        cleaned = cleaned.replace(marker, "")
+    try:
+        items = json.loads(cleaned)
+    except (ValueError, RecursionError):
+        return Unscored("not JSON (upstream rule)")
+    if not isinstance(items, list):
+        return Unscored(f"expected a JSON list, got {type(items).__name__}")
+    return scores_of(items, num_checklist)
+
+
+def rescue_name(completion: str, num_checklist: int) -> str:
+    """Which lenient step saved a completion that the upstream rule rejects."""
+    for name, candidate in (("code_fence", c) for c in FENCE.findall(completion)):
+        if isinstance(decode(candidate.strip()), list):
+            return name if isinstance(json_list(candidate.strip()), list) else "python_literal"
+    whole = completion.strip()
+    if isinstance(decode(whole), list):
+        return "python_literal" if json_list(whole) is None else "json_escapes"
+    start, end = completion.find("["), completion.rfind("]")
+    if 0 <= start < end and isinstance(decode(completion[start : end + 1]), list):
+        return "prose_around_list"
+    return "score_pattern"
+
+
+def json_list(text: str) -> list | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
 def parse_checklist_verdict(completion: str | Sequence[Any], num_checklist: int) -> list[float] | Unscored:
-    """Scores of one judge completion (a string, or an already-decoded list)."""
+    """Scores of one judge completion (a string, or an already-decoded list), by the lenient rules."""
     items = completion if isinstance(completion, (list, tuple)) else decode_list(completion)
     if isinstance(items, Unscored):
         pairs = SCORE_PAIR.findall(completion) if "too long" not in items.reason else []
         if len(pairs) != num_checklist:
             return items
         items = [{SCORE_KEY: value} for value in pairs]
+    return scores_of(items, num_checklist)
+
+
+def scores_of(items: Sequence[Any], num_checklist: int) -> list[float] | Unscored:
     if len(items) != num_checklist:
         return Unscored(f"expected {num_checklist} checklist verdicts, got {len(items)}")
     scores = []

@@ -22,9 +22,23 @@ class JudgeSettings(BaseModel):
 
     model: str
     temperature: float
+    top_p: float | None = None
+    top_k: int | None = None
     max_tokens: int
-    seed: int
+    seed: int | None
     attempts: int
+    parser: str = "upstream"
+
+
+class GenerationSettings(BaseModel):
+    """The paper's generation call: temperature 0.8, 16,384 new tokens (24,000 for the 16k config)."""
+
+    temperature: float
+    max_new_tokens: int
+    max_new_tokens_16k: int
+    top_p: float | None = None
+    top_k: int | None = None
+    seed: int | None = None
 
 
 class ResponseTruncation(BaseModel):
@@ -35,6 +49,7 @@ class ResponseTruncation(BaseModel):
 class ChecklistJudgePrompt(BaseModel):
     name: str
     source: str
+    generation: GenerationSettings
     judge: JudgeSettings
     response_tokens: ResponseTruncation
     system: str

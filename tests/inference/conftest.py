@@ -34,7 +34,10 @@ def gpt4o_replays(shared_data, tmp_path_factory):
     )
     verdicts = write_replay(
         folder / "judge.jsonl",
-        ((r["id"], str(r["checklist_wise_evaluation"])) for r in released(shared_data, "judgements", "gpt4o_0806")),
+        (
+            (r["id"], json.dumps(r["checklist_wise_evaluation"], ensure_ascii=False))  # the judge's JSON reply
+            for r in released(shared_data, "judgements", "gpt4o_0806")
+        ),
     )
     return generations, verdicts
 

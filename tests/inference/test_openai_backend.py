@@ -15,7 +15,7 @@ from longform_eval.inference.config import GenerationConfig, ModelSpec
 from .conftest import chat_run
 from .fault_server import FaultServer
 
-VERDICT6 = str([{"checklist_id": i, "reason": "solid", "evaluation_score": 0.75} for i in range(6)])
+VERDICT6 = json.dumps([{"checklist_id": i, "reason": "solid", "evaluation_score": 0.75} for i in range(6)])
 
 
 def backend(url, **options):

@@ -10,7 +10,7 @@ from longform_eval.inference.backends import create_backend
 from longform_eval.inference.cli import main
 from longform_eval.inference.runner import Run
 
-from .conftest import chat_run
+from .conftest import chat_run, write_replay
 
 PUBLISHED_GPT4O = {
     "open_ended_qa": 54.82,
@@ -57,7 +57,7 @@ def test_released_responses_judged_with_released_verdicts_give_the_published_sco
     assert scores["overall"] == pytest.approx(48.55, abs=0.01)
     assert {t: s["score"] for t, s in scores["tasks"].items()} == pytest.approx(PUBLISHED_GPT4O, abs=0.01)
     assert (scores["n_scored"], scores["n_unscored"]) == (647, 0)
-    assert scores["deviations"] == []  # imported generations, the paper's judge settings
+    assert scores["deviations"] == [f"judge model = replay:{verdicts} (paper: gpt-4o)"]  # otherwise the paper's
     assert main(["report", str(out)]) == 0
     report = (out / "report.md").read_text()
     assert "**Overall HelloEval score: 48.55**" in report
@@ -86,7 +86,8 @@ def test_changed_configuration_on_resume_is_an_error_unless_forced(gpt4o_replays
     assert "different configuration (generation)" in capsys.readouterr().err
     assert main([*base, "--temperature", "0.2", "--force"]) == 0
     scores = json.loads((tmp_path / "run/scores.json").read_text())
-    assert scores["deviations"] == ["generation temperature = 0.2 (paper: 0.8)"]
+    assert scores["deviations"][0] == "generation temperature = 0.2 (paper: 0.8)"
+    assert scores["deviations"][1:] == [f"judge model = replay:{verdicts} (paper: gpt-4o)"]
     assert "- generation temperature = 0.2 (paper: 0.8)" in (tmp_path / "run/report.md").read_text()
 
 
@@ -94,7 +95,7 @@ def test_unscored_verdicts_are_kept_with_reasons_and_never_scored_zero(gpt4o_rep
     generations, _ = gpt4o_replays
     broken = tmp_path / "judge.jsonl"
     ids = [json.loads(line)["key"] for line in generations.read_text().splitlines() if '"chat_' in line][:4]
-    verdict = str([{"checklist_id": i, "reason": "ok", "evaluation_score": 1} for i in range(6)])
+    verdict = json.dumps([{"checklist_id": i, "reason": "ok", "evaluation_score": 1} for i in range(6)])
     texts = [verdict, verdict[:-30], "I refuse to grade this.", verdict.replace("1}", "1.5}")]
     broken.write_text("\n".join(json.dumps({"key": k, "text": t}) for k, t in zip(ids, texts, strict=True)) + "\n")
     out = tmp_path / "run"
@@ -200,3 +201,20 @@ def test_longgenbench_pipeline_with_a_recorded_model_and_judge(shared_data, tmp_
     yes = [i for i in judged if i % 2 == 0]
     assert scores["n_judged"] == len(judged) and scores["n_yes"] == len(yes)
     assert (out / "stic_by_position.png").is_file()
+
+
+def test_the_lenient_parser_is_opt_in_and_counts_its_rescues(gpt4o_replays, tmp_path):
+    generations, _ = gpt4o_replays
+    ids = [json.loads(line)["key"] for line in generations.read_text().splitlines() if '"chat_' in line][:3]
+    items = [{"checklist_id": i, "reason": "ok", "evaluation_score": 1} for i in range(6)]
+    texts = [json.dumps(items), str(items), f"My verdict:\n{json.dumps(items)}\nThat is all."]
+    judge = write_replay(tmp_path / "judge.jsonl", zip(ids, texts, strict=True))
+    upstream, lenient = tmp_path / "upstream", tmp_path / "lenient"
+    assert main([*chat_run(3, f"replay:{generations}", f"replay:{judge}", str(upstream)), "--judge-attempts", "1"]) == 0
+    assert json.loads((upstream / "scores.json").read_text())["n_scored"] == 1  # only the plain JSON reply
+    assert main([*chat_run(3, f"replay:{generations}", f"replay:{judge}", str(lenient)), "--parser", "lenient"]) == 0
+    scores = json.loads((lenient / "scores.json").read_text())
+    assert scores["n_scored"] == 3
+    assert scores["parser_rescues"] == {"python_literal": 1, "prose_around_list": 1}
+    assert "judge output parser = lenient (paper: upstream)" in scores["deviations"]
+    assert "Verdicts saved by the lenient parser" in (lenient / "report.md").read_text()

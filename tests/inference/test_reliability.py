@@ -21,7 +21,7 @@ from longform_eval.inference.runner import Run
 from .conftest import chat_run, write_replay
 from .fault_server import FaultServer
 
-VERDICT6 = str([{"checklist_id": i, "reason": "solid", "evaluation_score": 0.75} for i in range(6)])
+VERDICT6 = json.dumps([{"checklist_id": i, "reason": "solid", "evaluation_score": 0.75} for i in range(6)])
 FAST_RETRIES = ("--judge-arg", "backoff_base=0.01", "--judge-arg", "max_attempts=2")
 
 
@@ -182,5 +182,5 @@ def test_a_changed_generation_is_judged_again(gpt4o_replays, tmp_path):
     regenerated = [g for g in lines(out / "generations.jsonl") if g["sample_id"] == victim][-1]
     assert regenerated["response"].endswith(" Changed.")
     run = Run.open(out)
-    assert run.current_judgements()[victim]["generation_hash"] == judgements[-1]["generation_hash"]
-    assert run.current_judgements()[victim]["generation_hash"] != first[1]["generation_hash"]
+    assert run.current_judgements()[victim].generation_hash == judgements[-1]["generation_hash"]
+    assert run.current_judgements()[victim].generation_hash != first[1]["generation_hash"]

@@ -1,0 +1,124 @@
+"""The benchmark contract: rows -> generation requests -> judge requests -> scores -> report sections.
+
+A benchmark is one module in `inference/benchmarks/` (or in another package, found through the entry-point
+group `longform_eval.benchmarks`). It reads its rows from the published dataset, takes its paper settings from
+the metric's settings file, and scores with `longform_eval.metric`; the runner, CLI and report know nothing
+else about it.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from ..backends.base import Request
+from ..config import GenerationConfig
+
+THINK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
+
+
+def strip_think(text: str) -> tuple[str, bool]:
+    """Remove `<think>...</think>` blocks; an unclosed `<think>` hides everything after it."""
+    stripped = THINK.sub("", text)
+    if "<think>" in stripped:
+        stripped = stripped[: stripped.index("<think>")]
+    return stripped, stripped != text
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    """One judge request and what it is about."""
+
+    key: str
+    sample_id: str
+    request: Request
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class BenchmarkArgs(BaseModel):
+    """Options of one benchmark (`--benchmark-arg k=v`); a subclass declares the typed fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class PaperSettings:
+    """How the paper generated and judged: the defaults, and what every deviation is measured against."""
+
+    generation: GenerationConfig
+    judge: GenerationConfig
+    judge_model: str
+    judge_attempts: int
+    parser: str = "upstream"
+
+
+@dataclass
+class ReportSection:
+    """What a benchmark adds to report.md: markdown lines and the plots it wrote."""
+
+    lines: list[str]
+    plots: list[Path] = field(default_factory=list)
+
+
+class Benchmark(ABC):
+    """Subclass, set the class attributes, implement the abstract methods, decorate with `@register_benchmark`."""
+
+    name: ClassVar[str]
+    configs: ClassVar[tuple[str, ...]]
+    default_config: ClassVar[str]
+    builder: ClassVar[str | None] = None  # the dataset builder that makes the default dataset folder
+    parsers: ClassVar[tuple[str, ...]] = ("upstream",)
+    Args: ClassVar[type[BenchmarkArgs]] = BenchmarkArgs
+    group_field: ClassVar[str] = "task"  # --per-group counts rows per value of this field
+    subgroup_fields: ClassVar[tuple[str, ...]] = ()  # --subcategory matches these fields too
+    text_field: ClassVar[str] = "prompt"  # --shortest sorts by the length of this field
+
+    def __init__(self, config: str | None = None, args: dict[str, Any] | BenchmarkArgs | None = None):
+        self.config = config or self.default_config
+        if self.config not in self.configs:
+            raise ValueError(f"{self.name} has no config {self.config!r}; choose one of {', '.join(self.configs)}")
+        self.args = args if isinstance(args, BenchmarkArgs) else self.Args(**(args or {}))
+
+    def build_options(self) -> dict[str, Any]:
+        """Options for the builder when the default dataset folder is built on first use."""
+        return {}
+
+    def prepare_rows(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rows as loaded from the dataset -> rows as this benchmark uses them (default: unchanged)."""
+        return rows
+
+    @abstractmethod
+    def paper_settings(self) -> PaperSettings: ...
+
+    @abstractmethod
+    def generation_request(self, row: dict[str, Any]) -> Request: ...
+
+    def generation_requests(self, rows: list[dict[str, Any]]) -> list[Request]:
+        return [self.generation_request(row) for row in rows]
+
+    @abstractmethod
+    def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
+        """The judge requests for one response (already think-stripped if the run asks for it)."""
+
+    def judge_requests(self, rows: list[dict[str, Any]], responses: dict[str, str]) -> list[JudgeCall]:
+        return [call for row in rows if row["id"] in responses for call in self.judge_calls(row, responses[row["id"]])]
+
+    @abstractmethod
+    def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
+        """A verdict, or `Unscored(reason)`; a parser rescue is reported as `(verdict, rescue_name)`."""
+
+    @abstractmethod
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+        """Figures from the scored responses (`verdicts` maps judge-call keys to a verdict or Unscored)."""
+
+    @abstractmethod
+    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection: ...
+
+    @abstractmethod
+    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
+        """(the headline figure, a one-line breakdown) for the leaderboard."""

@@ -1,0 +1,143 @@
+"""HelloBench: one chat turn per prompt; HelloEval judges all checklists of a row in one call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from longform_eval.dataset_builder.hellobench import LENGTHS, TASKS
+from longform_eval.metric import Unscored
+from longform_eval.metric.helloeval import build_judge_request
+from longform_eval.metric.helloeval.parser import parse_verdict
+from longform_eval.metric.helloeval.scoring import JudgedRow, row_score, score_rows
+from longform_eval.metric.helloeval.settings import paper_settings as helloeval_settings
+from longform_eval.metric.helloeval.weights import task_of_subcategory
+from longform_eval.metric.words import word_count
+
+from ..backends.base import Request
+from ..config import GenerationConfig
+from ..report_plots import bar_plot, scatter_plot
+from ..report_tables import fmt, markdown_table
+from .base import Benchmark, JudgeCall, PaperSettings, ReportSection
+from .registry import register_benchmark
+
+
+@register_benchmark
+class HelloBench(Benchmark):
+    name = "hellobench"
+    configs = ("all", *TASKS, *(f"length_constrained_{n}" for n in LENGTHS))
+    default_config = "all"
+    builder = "hellobench"
+    parsers = ("upstream", "lenient")
+    group_field = "task"
+    subgroup_fields = ("subcategory",)
+    text_field = "instruction"
+
+    def paper_settings(self) -> PaperSettings:
+        settings = helloeval_settings()
+        generation = settings.generation
+        longest = self.config == "length_constrained_16k"
+        return PaperSettings(
+            generation=GenerationConfig(
+                max_new_tokens=generation.max_new_tokens_16k if longest else generation.max_new_tokens,
+                temperature=generation.temperature,
+                top_p=generation.top_p,
+                top_k=generation.top_k,
+                seed=generation.seed,
+                chat_template=True,
+            ),
+            judge=GenerationConfig(
+                max_new_tokens=settings.judge.max_tokens,
+                temperature=settings.judge.temperature,
+                top_p=settings.judge.top_p,
+                seed=settings.judge.seed,
+                chat_template=True,
+            ),
+            judge_model=settings.judge.model,
+            judge_attempts=settings.judge.attempts,
+            parser=settings.judge.parser,
+        )
+
+    def generation_request(self, row: dict[str, Any]) -> Request:
+        return Request(key=row["id"], messages=({"role": "user", "content": row["instruction"]},))
+
+    def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
+        judged = build_judge_request(row, response)
+        request = Request(key=row["id"], messages=tuple(judged.messages))
+        return [JudgeCall(row["id"], row["id"], request, {"truncated_input": judged.truncated})]
+
+    def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
+        parsed = parse_verdict(completion, row["num_checklist"], rule=parser)
+        return parsed.verdict if parsed.rescue is None else (parsed.verdict, parsed.rescue)
+
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+        weights = {row["subcategory"]: row["checklist_weights"] for row in rows}
+        judged = [
+            JudgedRow(row["id"], row["subcategory"], verdicts.get(row["id"], Unscored("not judged")), words)
+            for row in rows
+            if row["id"] in responses
+            for words in (word_count(responses[row["id"]]),)
+        ]
+        result = score_rows(judged, weights, task_of_subcategory()).to_dict()
+        result["rows"] = [
+            {"id": r.row_id, "subcategory": r.subcategory, "words": r.word_count, "row_score": scored(r, weights)}
+            for r in judged
+        ]
+        return result
+
+    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
+        lines = [
+            f"**Overall HelloEval score: {fmt(scores['overall'])}** (mean of task scores, -300..100; a task score "
+            f"is (mean row score - 75) x 4, so a row score of 75 maps to 0 and 0 to the floor -300); scored rows "
+            f"{scores['n_scored']}, unscored {scores['n_unscored']}; mean word count "
+            f"{fmt(scores['mean_word_count'], 0)}.",
+            "",
+            *markdown_table(
+                ("task", "score", "mean row score", "scored", "unscored", "words"),
+                [
+                    (t, fmt(s["score"]), fmt(s["mean_row_score"]), s["n_scored"], s["n_unscored"])
+                    + (fmt(s["mean_word_count"], 0),)
+                    for t, s in scores["tasks"].items()
+                ],
+            ),
+            "",
+            *markdown_table(
+                ("subcategory", "mean row score (0..100)", "scored", "unscored"),
+                [
+                    (n, fmt(s["mean_row_score"]), s["n_scored"], s["n_unscored"])
+                    for n, s in scores["subcategories"].items()
+                ],
+            ),
+        ]
+        if scores["unscored_reasons"]:
+            lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
+        return ReportSection(lines, self.plots(scores, folder))
+
+    def plots(self, scores: dict[str, Any], folder: Path) -> list[Path]:
+        tasks = {t: s["score"] for t, s in scores["tasks"].items() if s["score"] is not None}
+        rows = [r for r in scores.get("rows", []) if r["row_score"] is not None]
+        return [
+            bar_plot(
+                folder / "score_per_task.png",
+                tasks,
+                ylabel="task score (-300..100)",
+                title=f"HelloEval score per task: {scores['model']}",
+            ),
+            scatter_plot(
+                folder / "score_vs_words.png",
+                [r["words"] for r in rows],
+                [r["row_score"] for r in rows],
+                xlabel="response words (nltk tokens)",
+                ylabel="row score (0..100)",
+                title="Score against length",
+            ),
+        ]
+
+    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
+        return fmt(scores["overall"]), " ".join(f"{t[:4]} {fmt(v['score'])}" for t, v in scores["tasks"].items())
+
+
+def scored(row: JudgedRow, weights: dict[str, list[float]]) -> float | None:
+    """The row score for the report, or None for an unscored row (a verdict of the wrong length included)."""
+    value = row.verdict if isinstance(row.verdict, Unscored) else row_score(row.verdict, weights[row.subcategory])
+    return None if isinstance(value, Unscored) else value

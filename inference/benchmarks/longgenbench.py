@@ -1,0 +1,146 @@
+"""LongGenBench (Wu et al.): one raw completion per item, split into sub-tasks; a yes/no judge call per check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from longform_eval.metric import Unscored
+from longform_eval.metric.longgenbench import (
+    full_output,
+    item_result,
+    judge_prompt,
+    match_checks,
+    parse_yes_no,
+    score_items,
+    split_subtasks,
+)
+from longform_eval.metric.longgenbench.settings import paper_settings as longgenbench_settings
+
+from ..backends.base import Request
+from ..config import GenerationConfig
+from ..report_plots import line_plot
+from ..report_tables import fmt, markdown_table
+from .base import Benchmark, BenchmarkArgs, JudgeCall, PaperSettings, ReportSection
+from .registry import register_benchmark
+
+
+class LongGenBenchArgs(BenchmarkArgs):
+    seed: int = Field(0, description="seed of the generated_* configs")
+    per_scenario: int = Field(100, gt=0, description="items per scenario of the generated_* configs")
+
+
+@register_benchmark
+class LongGenBench(Benchmark):
+    name = "longgenbench"
+    configs = ("short", "long", "generated_short", "generated_long")
+    default_config = "short"
+    builder = "longgenbench"
+    parsers = ("upstream", "strict")
+    Args = LongGenBenchArgs
+    group_field = "scenario"
+    subgroup_fields = ("subtask_type",)
+    text_field = "prompt"
+
+    @property
+    def setting(self) -> str:
+        return self.config.removeprefix("generated_")
+
+    def build_options(self) -> dict[str, Any]:
+        if not self.config.startswith("generated_"):
+            return {}
+        return {"generate": True, "seed": self.args.seed, "per_scenario": self.args.per_scenario}
+
+    def paper_settings(self) -> PaperSettings:
+        settings = longgenbench_settings()
+        generation, judge = settings.generation, settings.judge
+        return PaperSettings(
+            generation=GenerationConfig(
+                max_new_tokens=generation.max_new_tokens[self.setting],
+                temperature=generation.temperature,
+                top_p=generation.top_p,
+                top_k=generation.top_k,
+                seed=generation.seed,
+                stop=tuple(generation.stop),
+                chat_template=generation.chat_template,
+            ),
+            judge=GenerationConfig(
+                max_new_tokens=judge.max_tokens,
+                temperature=judge.temperature,
+                top_p=judge.top_p,
+                top_k=judge.top_k,
+                seed=judge.seed,
+                chat_template=judge.chat_template,
+            ),
+            judge_model=judge.model,
+            judge_attempts=judge.attempts,
+            parser=judge.parser,
+        )
+
+    def generation_request(self, row: dict[str, Any]) -> Request:
+        return Request(key=row["id"], prompt=row["prompt"])
+
+    def output(self, row: dict[str, Any], response: str) -> str:
+        return full_output(row["prefix"], response)
+
+    def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
+        matched = match_checks(row["checks"], split_subtasks(self.output(row, response), row["subtask_type"]))
+        return [
+            JudgeCall(
+                f"{row['id']}#{m.index}",
+                row["id"],
+                Request(key=f"{row['id']}#{m.index}", prompt=judge_prompt(m.block, m.description)),
+                {"check": m.index, "kind": m.kind, "subtask": m.subtask},
+            )
+            for m in matched
+            if m.block is not None
+        ]
+
+    def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
+        return parse_yes_no(completion, "paper" if parser == "upstream" else parser)
+
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+        items = [self.item(row, responses[row["id"]], verdicts) for row in rows if row["id"] in responses]
+        return score_items(items).to_dict() if items else {"n_items": 0}
+
+    def item(self, row: dict[str, Any], response: str, verdicts: dict[str, Any]):
+        output = self.output(row, response)
+        present = {m.index for m in match_checks(row["checks"], split_subtasks(output, row["subtask_type"])) if m.block}
+        judged = [
+            verdicts.get(f"{row['id']}#{index}", Unscored("not judged")) if index in present else None
+            for index in range(len(row["checks"]))
+        ]
+        return item_result(row, output, judged)
+
+    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
+        if not scores.get("n_items"):
+            return ReportSection(["No generations to score yet."])
+        lines = [
+            f"**CR {fmt(scores['cr'])}, STIC-1 {fmt(scores['stic1'])}, STIC-2 {fmt(scores['stic2'])}, "
+            f"wAvg {fmt(scores['wavg'])}, Len {fmt(scores['length'], 0)}** (checks {scores['n_checks']}, judged "
+            f"{scores['n_judged']}, yes {scores['n_yes']}, unscored {scores['n_unscored']}).",
+            "",
+            *markdown_table(
+                ("group", "CR", "STIC-1", "STIC-2", "checks", "judged"),
+                [
+                    (name, fmt(g.get("cr")), fmt(g["stic1"]), fmt(g["stic2"]), g["n_checks"], g["n_judged"])
+                    for name, g in {**scores["by_type"], **scores["by_scenario"]}.items()
+                ],
+            ),
+        ]
+        bins = scores["by_position"]
+        plot = line_plot(
+            folder / "stic_by_position.png",
+            [(b["start"] + b["end"]) / 2 for b in bins],
+            {"STIC-1 (yes / judged)": [b["stic1"] for b in bins], "STIC-2 (yes / all)": [b["stic2"] for b in bins]},
+            xlabel="relative sub-task position",
+            ylabel="percent",
+            title="Instruction following as the output grows",
+        )
+        return ReportSection(lines, [plot])
+
+    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
+        details = f"CR {fmt(scores.get('cr'))} STIC-1 {fmt(scores.get('stic1'))} STIC-2 {fmt(scores.get('stic2'))}"
+        return fmt(scores.get("wavg")), details

@@ -1,0 +1,41 @@
+"""Which rows of a config a run uses."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from .base import Benchmark
+
+
+@dataclass
+class Selection:
+    """Optional groups (values of the benchmark's group or subgroup fields), shortest first, N per group, N."""
+
+    limit: int | None = None
+    per_group: int | None = None
+    groups: tuple[str, ...] = ()
+    shortest: bool = False
+
+    def apply(self, rows: list[dict[str, Any]], benchmark: Benchmark) -> list[dict[str, Any]]:
+        fields = (benchmark.group_field, *benchmark.subgroup_fields)
+        if self.groups:
+            rows = [r for r in rows if any(r.get(f) in self.groups for f in fields)]
+        if self.shortest:
+            rows = sorted(rows, key=lambda r: len(r[benchmark.text_field]))
+        if self.per_group:
+            counts: dict[Any, int] = defaultdict(int)
+            kept = []
+            for row in rows:
+                if counts[row[benchmark.group_field]] < self.per_group:
+                    counts[row[benchmark.group_field]] += 1
+                    kept.append(row)
+            rows = kept
+        return rows[: self.limit] if self.limit else rows
+
+
+def rows_hash(rows: list[dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()

@@ -1,0 +1,144 @@
+"""Command-line arguments of the run commands, and the typed configuration they make."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .backends import check_options
+from .benchmarks import Benchmark, benchmark_names, create_benchmark
+from .config import GenerationConfig, ModelSpec, parse_model_args
+from .runner import RunConfig
+
+DEFAULT_MODEL = "local:default"
+DEFAULT_BENCHMARKS = ("hellobench:all", "longgenbench:short")
+DEFAULT_OUT = Path("runs/default")
+# The embedded demo must finish within 15 minutes on 2 CPU cores: short generations, one judge attempt.
+DEFAULT_LIMITS = {"max_new_tokens": 160, "judge_max_new_tokens": 640, "per_group": 1}
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--benchmark",
+        action="append",
+        help=f"NAME[:CONFIG], NAME one of {', '.join(benchmark_names())}; repeat for several "
+        "(default: the embedded demo subset)",
+    )
+    parser.add_argument(
+        "--benchmark-arg", action="append", help="benchmark option KEY=VALUE (repeatable; typed and checked)"
+    )
+    parser.add_argument("--dataset", help="dataset folder or Hub repo id (default: built from the source files)")
+    parser.add_argument("--dataset-revision", help="Hub revision (branch, tag or commit) of --dataset")
+    parser.add_argument("--source", help="source folder for the default dataset build (as in `longform-eval build`)")
+    parser.add_argument("--limit", type=int, help="first N samples")
+    parser.add_argument("--per-group", type=int, help="first N samples per group (task, scenario, ...)")
+    parser.add_argument(
+        "--subcategory",
+        action="append",
+        default=[],
+        help="keep only rows whose group or subgroup (task, subcategory, scenario, ...) is this (repeatable)",
+    )
+    parser.add_argument(
+        "--shortest",
+        action="store_true",
+        help="with --per-group/--limit: take the shortest prompts instead of the first ones (the embedded demo does)",
+    )
+
+
+def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = False) -> None:
+    if not judge_only:
+        parser.add_argument("--model", help=f"BACKEND:MODEL to evaluate (default {DEFAULT_MODEL})")
+        parser.add_argument("--model-arg", action="append", help="backend option KEY=VALUE (repeatable)")
+        parser.add_argument("--model-config", type=Path, help="YAML file of backend options")
+        parser.add_argument("--max-new-tokens", type=int, help="override the paper's generation length")
+        parser.add_argument("--temperature", type=float, help="override the generation temperature")
+        parser.add_argument(
+            "--chat-template", choices=["on", "off"], help="override chat-template use (a deviation from the paper)"
+        )
+    parser.add_argument("--judge", help=f"BACKEND:MODEL of the judge (default {DEFAULT_MODEL} for the demo)")
+    parser.add_argument("--judge-arg", action="append", help="judge backend option KEY=VALUE (repeatable)")
+    parser.add_argument("--judge-config", type=Path, help="YAML file of judge backend options")
+    parser.add_argument("--judge-max-new-tokens", type=int, help="override the judge's max tokens")
+    parser.add_argument("--judge-attempts", type=int, help="attempts per judge call until it parses")
+    parser.add_argument(
+        "--parser", help="judge output parser: upstream (the paper's, default) or the benchmark's variant"
+    )
+    parser.add_argument("--no-strip-think", action="store_true", help="keep <think>...</think> when judging")
+
+
+def options_from(pairs: list[str] | None, file: Path | None) -> dict[str, Any]:
+    options = yaml.safe_load(file.read_text()) if file else {}
+    options.update(parse_model_args(pairs))
+    return options
+
+
+def judge_spec(args: argparse.Namespace, default: str | None) -> ModelSpec | None:
+    name = args.judge or default
+    if not name:
+        return None
+    spec = ModelSpec.parse(name, options_from(args.judge_arg, args.judge_config))
+    check_options(spec, "--judge-arg")
+    return spec
+
+
+def model_spec(args: argparse.Namespace) -> ModelSpec:
+    spec = ModelSpec.parse(args.model or DEFAULT_MODEL, options_from(args.model_arg, args.model_config))
+    check_options(spec, "--model-arg")
+    return spec
+
+
+def checked_parser(benchmark: Benchmark, name: str | None) -> str:
+    parser = name or benchmark.paper_settings().parser
+    if parser not in benchmark.parsers:
+        raise ValueError(f"--parser {parser!r}: {benchmark.name} has {', '.join(benchmark.parsers)}")
+    return parser
+
+
+def capped(default: int, limit: str, demo: bool) -> int | None:
+    """The embedded demo caps lengths so that it finishes on a CPU; it never raises a benchmark's default."""
+    return min(default, DEFAULT_LIMITS[limit]) if demo else None
+
+
+def generation_settings(args: argparse.Namespace, paper: GenerationConfig, demo: bool) -> GenerationConfig:
+    overrides = {
+        "max_new_tokens": args.max_new_tokens or capped(paper.max_new_tokens, "max_new_tokens", demo),
+        "temperature": args.temperature,
+        "chat_template": None if args.chat_template is None else args.chat_template == "on",
+    }
+    return paper.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+
+
+def judge_settings(args: argparse.Namespace, paper: GenerationConfig, demo: bool) -> GenerationConfig:
+    tokens = args.judge_max_new_tokens or capped(paper.max_new_tokens, "judge_max_new_tokens", demo)
+    return paper.model_copy(update={"max_new_tokens": tokens}) if tokens else paper
+
+
+def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> RunConfig:
+    """Every option is checked here, before a run folder is touched."""
+    name, _, config_name = benchmark_name.partition(":")
+    benchmark = create_benchmark(name, config_name or None, parse_model_args(args.benchmark_arg, "--benchmark-arg"))
+    paper = benchmark.paper_settings()
+    return RunConfig(
+        benchmark=name,
+        benchmark_config=benchmark.config,
+        benchmark_args=benchmark.args.model_dump(mode="json"),
+        dataset=args.dataset,
+        dataset_revision=args.dataset_revision,
+        source=args.source,
+        selection={
+            "limit": args.limit,
+            "per_group": args.per_group or (DEFAULT_LIMITS["per_group"] if demo else None),
+            "groups": tuple(args.subcategory),
+            "shortest": args.shortest or demo,
+        },
+        model=model_spec(args),
+        generation=generation_settings(args, paper.generation, demo),
+        judge=judge_spec(args, DEFAULT_MODEL if demo else None),
+        judge_generation=judge_settings(args, paper.judge, demo),
+        judge_attempts=args.judge_attempts or (1 if demo else paper.judge_attempts),
+        parser=checked_parser(benchmark, args.parser),
+        strip_think=not args.no_strip_think,
+    )

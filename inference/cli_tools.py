@@ -1,0 +1,52 @@
+"""`longform-eval serve` and `longform-eval import-generations`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .cli_args import options_from
+from .config import ModelSpec
+
+
+def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
+    serve = subparsers.add_parser("serve", help="serve a model over an OpenAI-compatible HTTP API")
+    serve.add_argument("model", help="BACKEND:MODEL, e.g. local:default")
+    serve.add_argument("--model-arg", action="append", help="backend option KEY=VALUE (repeatable)")
+    serve.add_argument("--model-config", type=Path, help="YAML file of backend options")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(handler=command_serve)
+
+    imported = subparsers.add_parser("import-generations", help="import released responses into a run folder")
+    imported.add_argument(
+        "responses",
+        type=Path,
+        help="a folder of <task>_results.jsonl[.gz] (HelloBench's release layout, e.g. "
+        "../shared/data/hellobench/generations/main_exp/gpt4o_0806) or a JSON Lines file of {id, response}",
+    )
+    imported.add_argument("--out", type=Path, required=True)
+    imported.add_argument("--benchmark", default="hellobench:all", help="NAME[:CONFIG] (default hellobench:all)")
+    imported.add_argument("--benchmark-arg", action="append", help="benchmark option KEY=VALUE (repeatable)")
+    imported.add_argument("--dataset", help="dataset folder or Hub repo id (default: built from the source files)")
+    imported.add_argument("--dataset-revision")
+    imported.add_argument("--source")
+    imported.add_argument("--name", help="model name to record (default: the folder or file name)")
+    imported.set_defaults(handler=command_import)
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    from .serve import ModelServer
+
+    spec = ModelSpec.parse(args.model, options_from(args.model_arg, args.model_config))
+    ModelServer(spec, args.host, args.port).serve_forever()
+    return 0
+
+
+def command_import(args: argparse.Namespace) -> int:
+    from .importers import import_generations
+
+    run, count = import_generations(args)
+    print(f"imported {count} responses into {run.folder}", file=sys.stderr)
+    return 0

@@ -1,0 +1,93 @@
+"""Typed records of a run folder, with the schema version they were written in.
+
+A generation is keyed by (sample id, model id, generation-config hash), a judgement by (judgement key, judge
+id, judge-config hash): a new model or judge on an old folder makes new calls and keeps the old records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+SCHEMA_VERSION = 2
+
+
+class SchemaMismatch(ValueError):
+    """A run folder written by another schema version."""
+
+
+def config_hash(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+
+
+class GenerationRecord(Record):
+    KEY: ClassVar[tuple[str, ...]] = ("sample_id", "model", "config_hash")
+
+    sample_id: str
+    model: str
+    config_hash: str
+    prompt_hash: str | None = None
+    response: str
+    finish_reason: str | None = None
+    truncated: bool = False
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float | None = None
+    attempts: int = 1
+
+    @property
+    def generation_hash(self) -> str:
+        """What a judgement was made of: a changed or regenerated response invalidates its judgements."""
+        return text_hash(self.response)
+
+
+class JudgementRecord(Record):
+    KEY: ClassVar[tuple[str, ...]] = ("key", "judge", "config_hash")
+
+    key: str
+    sample_id: str
+    judge: str
+    config_hash: str
+    generation_hash: str
+    completion: str
+    completions: list[str]
+    attempts: int
+    verdict: Any = None
+    unscored_reason: str | None = None
+    rescue: str | None = None  # which lenient-parser rescue gave the verdict, if any
+    stripped_think: bool = False
+    meta: dict[str, Any] = {}
+
+
+class ScoreReport(BaseModel):
+    """scores.json: the run's identity and counts, then the benchmark's own figures at the top level."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_version: int = SCHEMA_VERSION
+    benchmark: str
+    config: str
+    model: str
+    judge: str | None
+    n_samples: int
+    n_generated: int
+    n_truncated_generations: int
+    n_pending_generations: int
+    n_pending_judge_calls: int
+    n_failed_calls: int = 0
+    parser_rescues: dict[str, int] = {}
+    complete: bool
+    deviations: list[str]

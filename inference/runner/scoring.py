@@ -1,0 +1,74 @@
+"""scores.json of a run: the benchmark's figures, the run's counts, and every deviation from the paper."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.metric import Unscored
+
+from .schema import ScoreReport
+
+if TYPE_CHECKING:
+    from .run import Run
+
+
+def verdict_of(record) -> Any:
+    return Unscored(record.unscored_reason or "unscored") if record.verdict is None else record.verdict
+
+
+def score_run(run: Run) -> dict[str, Any]:
+    generations = run.current_generations()
+    judgements = run.current_judgements()
+    responses = {sample_id: text for sample_id, (text, _) in run.responses().items()}
+    figures = run.benchmark.score(run.rows, responses, {k: verdict_of(j) for k, j in judgements.items()})
+    pending_generations = len(run.pending_generations())
+    pending_judge_calls = len(run.pending_judge_calls())
+    report = ScoreReport(
+        benchmark=run.config.benchmark,
+        config=run.config.benchmark_config,
+        model=run.config.model_id,
+        judge=run.config.judge.name if run.config.judge else None,
+        n_samples=len(run.rows),
+        n_generated=len(generations),
+        n_truncated_generations=sum(1 for g in generations.values() if g.truncated),
+        n_pending_generations=pending_generations,
+        n_pending_judge_calls=pending_judge_calls,
+        n_failed_calls=sum(run.failed.values()),
+        parser_rescues=dict(Counter(j.rescue for j in judgements.values() if j.rescue)),
+        complete=pending_generations == 0 and pending_judge_calls == 0,
+        deviations=deviations(run),
+        **figures,
+    )
+    scores = report.model_dump(mode="json")
+    write_text_atomic(run.folder / "scores.json", json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+    return scores
+
+
+def deviations(run: Run) -> list[str]:
+    """Where this run's settings differ from the paper's, so that reports never hide it."""
+    paper = run.benchmark.paper_settings()
+    config = run.config
+    found = []
+    for role, actual, expected in (
+        ("generation", config.generation, paper.generation),
+        ("judge", config.judge_generation, paper.judge),
+    ):
+        for field, value in actual.model_dump().items():
+            if value != getattr(expected, field):
+                found.append(f"{role} {field} = {value!r} (paper: {getattr(expected, field)!r})")
+    if config.judge is not None and not same_model(config.judge.model, paper.judge_model):
+        found.append(f"judge model = {config.judge.name} (paper: {paper.judge_model})")
+    if config.judge_attempts != paper.judge_attempts:
+        found.append(f"judge attempts = {config.judge_attempts} (paper: {paper.judge_attempts})")
+    if config.parser != paper.parser:
+        found.append(f"judge output parser = {config.parser} (paper: {paper.parser})")
+    return found
+
+
+def same_model(actual: str, paper: str) -> bool:
+    """`vllm:/models/Llama-3.1-8B-Instruct` is the paper's `meta-llama/Llama-3.1-8B-Instruct`."""
+    return Path(actual.rstrip("/")).name.lower() == Path(paper).name.lower()

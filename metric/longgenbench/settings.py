@@ -1,0 +1,52 @@
+"""LongGenBench's paper settings (generation and judge), read from `longgenbench.yaml`: the one place they live."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+
+SETTINGS_FILE = "longgenbench.yaml"
+
+
+class GenerationSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    chat_template: bool
+    temperature: float
+    top_p: float | None
+    top_k: int | None
+    seed: int | None
+    max_new_tokens: dict[str, int]  # per setting: short, long
+    stop: list[str]
+
+
+class JudgeSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    chat_template: bool
+    temperature: float
+    top_p: float | None
+    top_k: int | None
+    max_tokens: int
+    seed: int | None
+    attempts: int
+    parser: str
+
+
+class PaperSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    source: str
+    generation: GenerationSettings
+    judge: JudgeSettings
+
+
+@functools.cache
+def paper_settings() -> PaperSettings:
+    text = resources.files(__package__).joinpath(SETTINGS_FILE).read_text(encoding="utf-8")
+    return PaperSettings.model_validate(yaml.safe_load(text))

@@ -1,0 +1,48 @@
+"""`longform-eval space` and `longform-eval space-export`, registered through the `longform_eval.commands` entry
+point so that the runner's CLI never imports the Space."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    add_space_commands(subparsers)
+
+
+def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
+    """The Space sits above this package; it is imported only when its command runs."""
+    space = subparsers.add_parser("space", help="start the Gradio arena / annotation / leaderboard app")
+    space.add_argument("--runs", type=Path, help="folder of run folders whose responses and scores to show")
+    space.add_argument("--released", type=Path, help="folder of released HelloBench responses (one per model)")
+    space.add_argument("--db", type=Path, default=Path("votes.sqlite"), help="SQLite file of votes")
+    space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")
+    space.add_argument("--source", help="HelloBench source folder")
+    space.add_argument("--dataset", help="HelloBench dataset folder or Hub repo id (default: built from --source)")
+    space.add_argument("--host", help="address to listen on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
+    space.add_argument("--port", type=int, help="port (default: $GRADIO_SERVER_PORT, else gradio's choice from 7860)")
+    space.set_defaults(handler=run_space)
+    export = subparsers.add_parser("space-export", help="export votes and annotations (CSV, JSONL)")
+    export.add_argument("--db", type=Path, default=Path("votes.sqlite"))
+    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--push-to", help="also upload to this Hub dataset repo")
+    export.set_defaults(handler=run_space_export)
+
+
+def run_space(args: argparse.Namespace) -> int:
+    from longform_eval.spaces.app import main as space_main
+
+    space_main({k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()})
+    return 0
+
+
+def run_space_export(args: argparse.Namespace) -> int:
+    from longform_eval.spaces.storage import VoteStore, push_votes_to_hub
+
+    store = VoteStore(args.db)
+    for path in store.export(args.out):
+        print(path)
+    if args.push_to:
+        print(push_votes_to_hub(store, args.push_to))
+    return 0
