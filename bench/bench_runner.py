@@ -34,7 +34,8 @@ def runner_overhead() -> None:
     with tempfile.TemporaryDirectory() as folder:
         run_config = RunConfig(
             benchmark="hellobench",
-            selection={"config": "chat", "limit": 8, "shortest": True},
+            benchmark_config="chat",
+            selection={"limit": 8, "shortest": True},
             model=spec,
             generation=config,
             judge_generation=config,
@@ -106,8 +107,8 @@ def peak_rss_10k() -> None:
             "run",
             "--benchmark",
             "longgenbench:generated_short",
-            "--generator-per-scenario",
-            "2500",
+            "--benchmark-arg",
+            "per_scenario=2500",
             "--model",
             f"replay:{model}",
             "--judge",

@@ -7,6 +7,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.metric.pairwise import (
     Battle,
     Outcome,
@@ -103,18 +104,16 @@ def win_rate_figure(votes: list[Vote]):
 
 
 def run_scores(runs: Path | None) -> list[list]:
+    """One row per run folder: its benchmark's own headline figure (`Benchmark.headline`)."""
     rows = []
     for path in sorted(runs.glob("**/scores.json")) if runs and runs.is_dir() else []:
         s = json.loads(path.read_text(encoding="utf-8"))
-        headline = s.get("overall") if s.get("benchmark") == "hellobench" else s.get("wavg")
+        try:
+            headline, _ = create_benchmark(s["benchmark"], s.get("config")).headline(s)
+        except (KeyError, ValueError) as error:
+            headline = f"unreadable ({error})"
         rows.append(
-            [
-                str(path.parent.relative_to(runs)),
-                s.get("benchmark"),
-                s.get("model"),
-                s.get("judge"),
-                None if headline is None else round(headline, 2),
-                s.get("n_unscored"),
-            ]
+            [str(path.parent.relative_to(runs)), s.get("benchmark"), s.get("model"), s.get("judge"), headline]
+            + [s.get("n_unscored")]
         )
     return rows

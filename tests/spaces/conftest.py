@@ -6,7 +6,8 @@ import socket
 import pytest
 
 from longform_eval.dataset_builder import hellobench
-from longform_eval.spaces.app import Arena, build_app, launch
+from longform_eval.spaces.app import build_app, launch
+from longform_eval.spaces.arena import Arena
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.storage import VoteStore
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from longform_eval.spaces.app import ALREADY_VOTED, VOTES, Arena
+from longform_eval.spaces.arena import ALREADY_VOTED, VOTES, Arena
 from longform_eval.spaces.storage import VoteStore
 
 

@@ -8,7 +8,7 @@ import urllib.request
 
 from longform_eval.inference.backends.base import Result
 from longform_eval.metric.pairwise import Outcome
-from longform_eval.spaces.app import Arena
+from longform_eval.spaces.arena import Arena
 from longform_eval.spaces.judging import ArenaJudge
 from longform_eval.spaces.storage import VoteStore
 

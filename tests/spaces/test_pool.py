@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from longform_eval.spaces.app import Arena, build_app
+from longform_eval.spaces.app import build_app
+from longform_eval.spaces.arena import Arena
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.storage import VoteStore
 
