@@ -48,19 +48,22 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_backend_arguments(parser: argparse.ArgumentParser, role: str, what: str) -> None:
+    """`--ROLE BACKEND:MODEL`, `--ROLE-arg KEY=VALUE` (repeatable), `--ROLE-config FILE`."""
+    parser.add_argument(f"--{role}", help=f"BACKEND:MODEL {what}")
+    parser.add_argument(f"--{role}-arg", action="append", help=f"{role} backend option KEY=VALUE (repeatable)")
+    parser.add_argument(f"--{role}-config", type=Path, help=f"YAML file of {role} backend options")
+
+
 def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = False) -> None:
     if not judge_only:
-        parser.add_argument("--model", help=f"BACKEND:MODEL to evaluate (default {DEFAULT_MODEL})")
-        parser.add_argument("--model-arg", action="append", help="backend option KEY=VALUE (repeatable)")
-        parser.add_argument("--model-config", type=Path, help="YAML file of backend options")
+        add_backend_arguments(parser, "model", f"to evaluate (default {DEFAULT_MODEL})")
         parser.add_argument("--max-new-tokens", type=int, help="override the paper's generation length")
         parser.add_argument("--temperature", type=float, help="override the generation temperature")
         parser.add_argument(
             "--chat-template", choices=["on", "off"], help="override chat-template use (a deviation from the paper)"
         )
-    parser.add_argument("--judge", help=f"BACKEND:MODEL of the judge (default {DEFAULT_MODEL} for the demo)")
-    parser.add_argument("--judge-arg", action="append", help="judge backend option KEY=VALUE (repeatable)")
-    parser.add_argument("--judge-config", type=Path, help="YAML file of judge backend options")
+    add_backend_arguments(parser, "judge", f"of the judge (default {DEFAULT_MODEL} for the demo)")
     parser.add_argument("--judge-max-new-tokens", type=int, help="override the judge's max tokens")
     parser.add_argument("--judge-attempts", type=int, help="attempts per judge call until it parses")
     parser.add_argument(
@@ -116,18 +119,30 @@ def judge_settings(args: argparse.Namespace, paper: GenerationConfig, demo: bool
     return paper.model_copy(update={"max_new_tokens": tokens}) if tokens else paper
 
 
+def benchmark_from(args: argparse.Namespace, benchmark_name: str) -> Benchmark:
+    """`NAME[:CONFIG]` and `--benchmark-arg k=v` -> the benchmark, its options checked."""
+    name, _, config_name = benchmark_name.partition(":")
+    return create_benchmark(name, config_name or None, parse_model_args(args.benchmark_arg, "--benchmark-arg"))
+
+
+def dataset_fields(args: argparse.Namespace, benchmark: Benchmark) -> dict[str, Any]:
+    """The RunConfig fields that say which rows: benchmark, config, options and dataset."""
+    return {
+        "benchmark": benchmark.name,
+        "benchmark_config": benchmark.config,
+        "benchmark_args": benchmark.args.model_dump(mode="json"),
+        "dataset": args.dataset,
+        "dataset_revision": args.dataset_revision,
+        "source": args.source,
+    }
+
+
 def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> RunConfig:
     """Every option is checked here, before a run folder is touched."""
-    name, _, config_name = benchmark_name.partition(":")
-    benchmark = create_benchmark(name, config_name or None, parse_model_args(args.benchmark_arg, "--benchmark-arg"))
+    benchmark = benchmark_from(args, benchmark_name)
     paper = benchmark.paper_settings()
     return RunConfig(
-        benchmark=name,
-        benchmark_config=benchmark.config,
-        benchmark_args=benchmark.args.model_dump(mode="json"),
-        dataset=args.dataset,
-        dataset_revision=args.dataset_revision,
-        source=args.source,
+        **dataset_fields(args, benchmark),
         selection={
             "limit": args.limit,
             "per_group": args.per_group or (DEFAULT_LIMITS["per_group"] if demo else None),

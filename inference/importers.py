@@ -8,8 +8,7 @@ from pathlib import Path
 
 from longform_eval.dataset_builder.released import read_records, released_responses
 
-from .benchmarks import create_benchmark
-from .config import parse_model_args
+from .cli_args import benchmark_from, dataset_fields
 from .runner import Run, RunConfig
 from .runner.schema import GenerationRecord
 
@@ -25,16 +24,10 @@ def responses_of(path: Path) -> Iterator[tuple[str, str]]:
 
 def import_generations(args: argparse.Namespace) -> tuple[Run, int]:
     """Released responses -> generations.jsonl of a run without a model. Unknown and repeated ids are skipped."""
-    name, _, config_name = args.benchmark.partition(":")
-    benchmark = create_benchmark(name, config_name or None, parse_model_args(args.benchmark_arg, "--benchmark-arg"))
+    benchmark = benchmark_from(args, args.benchmark)
     paper = benchmark.paper_settings()
     config = RunConfig(
-        benchmark=name,
-        benchmark_config=benchmark.config,
-        benchmark_args=benchmark.args.model_dump(mode="json"),
-        dataset=args.dataset,
-        dataset_revision=args.dataset_revision,
-        source=args.source,
+        **dataset_fields(args, benchmark),
         imported_from=args.name or args.responses.name.split(".")[0],
         generation=paper.generation,
         judge_generation=paper.judge,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-from importlib import resources
 
-import yaml
 from pydantic import BaseModel, ConfigDict
+
+from ..package_yaml import read_package_yaml
 
 SETTINGS_FILE = "longgenbench.yaml"
 
@@ -48,5 +48,4 @@ class PaperSettings(BaseModel):
 
 @functools.cache
 def paper_settings() -> PaperSettings:
-    text = resources.files(__package__).joinpath(SETTINGS_FILE).read_text(encoding="utf-8")
-    return PaperSettings.model_validate(yaml.safe_load(text))
+    return read_package_yaml(__package__, SETTINGS_FILE, PaperSettings)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 
-import yaml
 from pydantic import BaseModel
 
+from ..package_yaml import read_package_yaml
 from ..unscored import Unscored
 from .outcomes import ALIASES, Outcome
 
@@ -34,8 +33,7 @@ class PairwiseJudgePrompt(BaseModel):
 
 @functools.cache
 def load_pairwise_prompt() -> PairwiseJudgePrompt:
-    text = resources.files(__package__).joinpath(PROMPT_FILE).read_text(encoding="utf-8")
-    return PairwiseJudgePrompt.model_validate(yaml.safe_load(text))
+    return read_package_yaml(__package__, PROMPT_FILE, PairwiseJudgePrompt)
 
 
 def pairwise_messages(question: str, answer_a: str, answer_b: str) -> list[dict[str, str]]:

@@ -43,6 +43,7 @@ def kill_when(process: subprocess.Popen, path: Path, lines: int, timeout: float 
     process.wait()
 
 
+@pytest.mark.slow
 def test_sigkill_at_several_points_then_resume(gpt4o_replays, tmp_path):
     generations, verdicts = gpt4o_replays
     out = tmp_path / "run"
