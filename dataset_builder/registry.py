@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from . import hellobench, longgenbench, tencentllmeval
+from . import hellobench, longbench_write, longgenbench, tencentllmeval
 
 BUILDERS: dict[str, Callable[..., Path]] = {
     "hellobench": hellobench.build,
+    "longbench_write": longbench_write.build,
     "longgenbench": longgenbench.build,
     "tencentllmeval": tencentllmeval.build,
 }

@@ -67,7 +67,8 @@ def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = Fals
     parser.add_argument("--judge-max-new-tokens", type=int, help="override the judge's max tokens")
     parser.add_argument("--judge-attempts", type=int, help="attempts per judge call until it parses")
     parser.add_argument(
-        "--parser", help="judge output parser: upstream (the paper's, default) or the benchmark's variant"
+        "--parser",
+        help="judge output parser (default: the paper's, e.g. upstream; variants per benchmark: lenient, strict, ...)",
     )
     parser.add_argument("--no-strip-think", action="store_true", help="keep <think>...</think> when judging")
 

@@ -22,6 +22,7 @@ from .cli_args import (
 from .config import ModelSpec
 from .parallel import is_main_process
 from .report import print_leaderboard, write_report
+from .report_lengths import print_length_view
 from .runner import Run, RunConfig
 from .runner.run import read_config
 
@@ -193,6 +194,7 @@ def command_score(args: argparse.Namespace) -> int:
 def command_report(args: argparse.Namespace) -> int:
     for folder in args.folders:
         print(write_report(folder))
+    print_length_view(args.folders)
     print_leaderboard(args.folders)
     return 0
 

@@ -53,3 +53,31 @@ def line_plot(path: Path, x: list[float], series: dict[str, list], xlabel: str, 
     axis.set_title(title)
     axis.legend()
     return save(figure, path)
+
+
+def loglog_scatter(
+    path: Path, series: dict[str, tuple[list[float], list[float]]], xlabel: str, ylabel: str, title: str
+) -> Path:
+    """Log-log scatter of one or more (x, y) series with the y = x line; points at or below 0 cannot be drawn on a
+    log scale and are counted in the title."""
+    figure, axis = pyplot().subplots(figsize=(6, 6))
+    drawn, left_out = [], 0
+    for label, (x, y) in series.items():
+        points = [(a, b) for a, b in zip(x, y, strict=True) if a > 0 and b > 0]
+        left_out += len(x) - len(points)
+        if points:
+            axis.scatter([a for a, _ in points], [b for _, b in points], s=16, alpha=0.6, label=label)
+            drawn += [value for point in points for value in point]
+    if drawn:
+        low, high = min(drawn) / 1.5, max(drawn) * 1.5
+        axis.plot([low, high], [low, high], "k--", linewidth=1, label="y = x")
+        axis.set_xlim(low, high)
+        axis.set_ylim(low, high)
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel(xlabel)
+    axis.set_ylabel(ylabel)
+    axis.set_title(title + (f" ({left_out} at 0 not drawn)" if left_out else ""), fontsize=10)
+    if drawn:
+        axis.legend(fontsize=8)
+    return save(figure, path)

@@ -57,6 +57,20 @@ class PaperSettings:
     parser: str = "upstream"
 
 
+@dataclass(frozen=True)
+class LengthTarget:
+    """One output against the length its prompt asked for, counted in the benchmark's own `unit`.
+
+    `kind` is "about" for a target length, "at least" for a minimum.
+    """
+
+    id: str
+    required: int
+    actual: int
+    unit: str
+    kind: str = "about"
+
+
 @dataclass
 class ReportSection:
     """What a benchmark adds to report.md: markdown lines and the plots it wrote."""
@@ -122,3 +136,10 @@ class Benchmark(ABC):
     @abstractmethod
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
         """(the headline figure, a one-line breakdown) for the leaderboard."""
+
+    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
+        """Outputs against the length their prompts asked for, read from scores.json (default: none).
+
+        `longform-eval report` shows them for every run that has them, side by side (`report_lengths`).
+        """
+        return []

@@ -18,7 +18,7 @@ from ..backends.base import Request
 from ..config import GenerationConfig
 from ..report_plots import bar_plot, scatter_plot
 from ..report_tables import fmt, markdown_table
-from .base import Benchmark, JudgeCall, PaperSettings, ReportSection
+from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection
 from .registry import register_benchmark
 
 
@@ -79,8 +79,10 @@ class HelloBench(Benchmark):
             for words in (word_count(responses[row["id"]]),)
         ]
         result = score_rows(judged, weights, task_of_subcategory()).to_dict()
+        required = {row["id"]: row.get("length_constraint") for row in rows}
         result["rows"] = [
             {"id": r.row_id, "subcategory": r.subcategory, "words": r.word_count, "row_score": scored(r, weights)}
+            | ({"required": required[r.row_id]} if required[r.row_id] else {})
             for r in judged
         ]
         return result
@@ -135,6 +137,14 @@ class HelloBench(Benchmark):
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
         return fmt(scores["overall"]), " ".join(f"{t[:4]} {fmt(v['score'])}" for t, v in scores["tasks"].items())
+
+    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
+        """The length-constrained configs ask for "no shorter than N words"; WC counts nltk tokens, as the paper."""
+        return [
+            LengthTarget(r["id"], r["required"], r["words"], "words (nltk tokens, HelloBench's WC)", "at least")
+            for r in scores.get("rows", [])
+            if r.get("required")
+        ]
 
 
 def scored(row: JudgedRow, weights: dict[str, list[float]]) -> float | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,10 @@ from ..backends.base import Request
 from ..config import GenerationConfig
 from ..report_plots import line_plot
 from ..report_tables import fmt, markdown_table
-from .base import Benchmark, BenchmarkArgs, JudgeCall, PaperSettings, ReportSection
+from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection
 from .registry import register_benchmark
+
+PER_ENTRY_WORDS = re.compile(r"(?:at least|a minimum of|between) (\d+)(?: (?:and|to) \d+)? words")
 
 
 class LongGenBenchArgs(BenchmarkArgs):
@@ -102,8 +105,14 @@ class LongGenBench(Benchmark):
         return parse_yes_no(completion, "paper" if parser == "upstream" else parser)
 
     def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
-        items = [self.item(row, responses[row["id"]], verdicts) for row in rows if row["id"] in responses]
-        return score_items(items).to_dict() if items else {"n_items": 0}
+        scored = [(row, self.item(row, responses[row["id"]], verdicts)) for row in rows if row["id"] in responses]
+        if not scored:
+            return {"n_items": 0}
+        result = score_items([item for _, item in scored]).to_dict()
+        result["rows"] = [
+            {"id": item.item_id, "words": item.word_count, "required": word_budget(row)} for row, item in scored
+        ]
+        return result
 
     def item(self, row: dict[str, Any], response: str, verdicts: dict[str, Any]):
         output = self.output(row, response)
@@ -144,3 +153,18 @@ class LongGenBench(Benchmark):
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
         details = f"CR {fmt(scores.get('cr'))} STIC-1 {fmt(scores.get('stic1'))} STIC-2 {fmt(scores.get('stic2'))}"
         return fmt(scores.get("wavg")), details
+
+    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
+        """The word budget: sub-tasks x the per-entry minimum the prompt states; words as Len counts them."""
+        return [
+            LengthTarget(r["id"], r["required"], r["words"], "words (whitespace-split, LongGenBench's Len)", "at least")
+            for r in scores.get("rows", [])
+            if r.get("required")
+        ]
+
+
+def word_budget(row: dict[str, Any]) -> int | None:
+    """`num_subtasks` x the words per entry the prompt asks for ("at least 200 words", "a minimum of 150 words",
+    "between 200 and 220 words": the lower bound), or None when the prompt states none."""
+    match = PER_ENTRY_WORDS.search(row["prompt"])
+    return row["num_subtasks"] * int(match.group(1)) if match else None

@@ -1,0 +1,150 @@
+"""LongBench-Write (Bai et al., LongWriter): one chat turn per prompt; one six-dimension quality judge call per output.
+
+S_l (length following) needs no judge; S_q does; S = (S_l + S_q) / 2. The parser `strict` (default) leaves a reply
+without all six dimensions unscored; `upstream_fill` reads a missing dimension as 3, as upstream's aggregation
+does, and is listed as a deviation, each fill counted in `parser_rescues`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from longform_eval.dataset_builder.longbench_write import CONFIG_FILES
+from longform_eval.metric import Unscored
+from longform_eval.metric.longbench_write import (
+    PARSER_RULES,
+    Item,
+    count_length,
+    judge_prompt,
+    parse_judgement,
+    score_items,
+)
+from longform_eval.metric.longbench_write import paper_settings as longbench_write_settings
+
+from ..backends.base import Request
+from ..config import GenerationConfig
+from ..report_plots import loglog_scatter
+from ..report_tables import fmt, markdown_table
+from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection
+from .registry import register_benchmark
+
+FILL_RESCUE = "missing_dimension_filled_with_3"
+LENGTH_UNIT = "CJK characters + English words"
+
+
+@register_benchmark
+class LongBenchWrite(Benchmark):
+    name = "longbench_write"
+    configs = tuple(CONFIG_FILES)
+    default_config = "all"
+    builder = "longbench_write"
+    parsers = PARSER_RULES
+    group_field = "type"
+    subgroup_fields = ("language",)
+    text_field = "prompt"
+
+    def paper_settings(self) -> PaperSettings:
+        settings = longbench_write_settings()
+        generation, judge = settings.generation, settings.judge
+        return PaperSettings(
+            generation=GenerationConfig(
+                max_new_tokens=generation.max_new_tokens,
+                temperature=generation.temperature,
+                top_p=generation.top_p,
+                top_k=generation.top_k,
+                seed=generation.seed,
+                chat_template=generation.chat_template,
+            ),
+            judge=GenerationConfig(
+                max_new_tokens=judge.max_tokens,
+                temperature=judge.temperature,
+                top_p=judge.top_p,
+                top_k=judge.top_k,
+                seed=judge.seed,
+                chat_template=judge.chat_template,
+            ),
+            judge_model=judge.model,
+            judge_attempts=judge.attempts,
+            parser=judge.parser,
+        )
+
+    def generation_request(self, row: dict[str, Any]) -> Request:
+        return Request(key=row["id"], messages=({"role": "user", "content": row["prompt"]},))
+
+    def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
+        prompt = judge_prompt(row["prompt"], response)
+        return [
+            JudgeCall(row["id"], row["id"], Request(key=row["id"], messages=({"role": "user", "content": prompt},)))
+        ]
+
+    def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
+        parsed = parse_judgement(completion, parser)
+        if parsed.filled and not isinstance(parsed.scores, Unscored):
+            return parsed.scores, FILL_RESCUE
+        return parsed.scores
+
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+        items = [
+            Item(
+                row["id"],
+                row["required_length"],
+                count_length(responses[row["id"]]),
+                verdicts.get(row["id"], Unscored("not judged")),
+                row.get("language"),
+            )
+            for row in rows
+            if row["id"] in responses
+        ]
+        return score_items(items).to_dict()
+
+    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
+        if not scores.get("n_items"):
+            return ReportSection(["No generations to score yet."])
+        lines = [
+            f"**S {fmt(scores['s'])}, S_l {fmt(scores['s_l'])}, S_q {fmt(scores['s_q'])}** (S = (S_l + S_q) / 2; "
+            f"S_l: length following over {scores['n_items']} outputs, length = {LENGTH_UNIT}; S_q: six judged "
+            f"dimensions over {scores['n_scored']} scored outputs, unscored {scores['n_unscored']}).",
+            "",
+            *markdown_table(
+                ("required length", "outputs", "S_l", "scored", "S_q"),
+                [(n, b["n_items"], fmt(b["s_l"]), b["n_scored"], fmt(b["s_q"])) for n, b in scores["buckets"].items()],
+            ),
+            "",
+            *markdown_table(("dimension", "score (0..100)"), [(d, fmt(v)) for d, v in scores["dimensions"].items()]),
+        ]
+        if scores.get("by_language"):
+            lines += [
+                "",
+                *markdown_table(
+                    ("language", "outputs", "S_l", "scored", "S_q"),
+                    [
+                        (n, p["n_items"], fmt(p["s_l"]), p["n_scored"], fmt(p["s_q"]))
+                        for n, p in scores["by_language"].items()
+                    ],
+                ),
+            ]
+        if scores.get("buckets", {}).get(">20k"):
+            lines += [
+                "",
+                "`>20k` holds required lengths above 20,000 (the ruler probe's 30,000), beyond the paper's buckets.",
+            ]
+        if scores["unscored_reasons"]:
+            lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
+        return ReportSection(lines, [self.length_plot(scores, folder)])
+
+    def length_plot(self, scores: dict[str, Any], folder: Path) -> Path:
+        rows = scores["rows"]
+        return loglog_scatter(
+            folder / "length_scatter.png",
+            {"outputs": ([r["required"] for r in rows], [r["length"] for r in rows])},
+            xlabel=f"required length ({LENGTH_UNIT})",
+            ylabel="output length",
+            title=f"Length following: {scores['model']}",
+        )
+
+    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
+        return fmt(scores.get("s")), f"S_l {fmt(scores.get('s_l'))} S_q {fmt(scores.get('s_q'))}"
+
+    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
+        return [LengthTarget(r["id"], r["required"], r["length"], LENGTH_UNIT) for r in scores.get("rows", [])]
