@@ -23,7 +23,16 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_fit_weights(args: argparse.Namespace) -> int:
-    fits = fit_weights(read_annotations(args.annotations))
+    """Fit and write the weights; k + 1 annotations at least per subcategory of k checklists.
+
+    Bad input raises a SourceError or ValueError naming the file, before anything is written; `longform-eval`'s
+    main prints it and exits 2.
+    """
+    annotations = read_annotations(args.annotations)
+    try:
+        fits = fit_weights(annotations, overdetermined=True)
+    except ValueError as error:
+        raise ValueError(f"{args.annotations}: {error}") from error
     dump_weights({sub: list(fit.weights) for sub, fit in fits.items()}, args.out)
     if args.report:
         args.report.write_text(json.dumps(fit_report(fits), indent=2) + "\n", encoding="utf-8")

@@ -8,6 +8,12 @@ Annotation file (JSON Lines), one object per annotated response:
 `checklist_scores` hold one value per checklist of the subcategory, each in {0, 0.25, 0.5, 0.75, 1};
 `overall_score` is the annotator's 0-10 judgement of the whole response. Per subcategory the fit solves
 y = X w by bounded least squares with every w_i >= 0.5, then normalises w to sum to 100.
+
+Every subcategory needs overall scores that are not all equal (two annotations at least), else R^2 is
+undefined. `longform-eval fit-weights` (and `fit_weights(..., overdetermined=True)`) also needs k + 1 annotations
+for a subcategory with k checklists: one residual degree of freedom, since with k rows or fewer the k weights can
+fit any overall scores and R^2 says nothing. A fit short of that is refused as a whole, listing every
+subcategory short of it, rather than write weights no one can check. An empty file is refused too.
 """
 
 from __future__ import annotations
@@ -49,26 +55,51 @@ class SubcategoryFit:
 
 
 def read_annotations(path: str | Path) -> list[Annotation]:
-    """Read and validate an annotation file; errors name the file, line and field."""
+    """Read and validate an annotation file; errors (a SourceError) name the file, line and field."""
     path = Path(path)
     annotations = []
+    widths: dict[str, tuple[int, int]] = {}  # subcategory -> (number of checklists, first line)
     for line, record in read_jsonl(path):
         scores = require(path, line, record, "checklist_scores", list)
-        if not scores or any(s not in LEVELS or isinstance(s, bool) for s in scores):
+        if not scores or any(isinstance(s, bool) or s not in LEVELS for s in scores):
             raise SourceError(path, line, "checklist_scores", f"each score must be one of {LEVELS}")
         overall = require(path, line, record, "overall_score", (int, float))
         if isinstance(overall, bool) or not 0 <= overall <= 10:
             raise SourceError(path, line, "overall_score", "must be a number from 0 to 10")
+        subcategory = require(path, line, record, "subcategory", str)
+        width, first = widths.setdefault(subcategory, (len(scores), line))
+        if len(scores) != width:
+            raise SourceError(
+                path, line, "checklist_scores", f"{len(scores)} scores, but {subcategory!r} had {width} on line {first}"
+            )
         annotations.append(
             Annotation(
                 row_id=require(path, line, record, "row_id", str),
-                subcategory=require(path, line, record, "subcategory", str),
+                subcategory=subcategory,
                 checklist_scores=tuple(float(s) for s in scores),
                 overall_score=float(overall),
                 annotator=require(path, line, record, "annotator", str),
             )
         )
+    if not annotations:
+        raise SourceError(path, None, None, "no annotations (the file is empty)")
     return annotations
+
+
+def min_rows(n_checklists: int) -> int:
+    """Fewest annotations an overdetermined fit of `n_checklists` weights needs: one more than it has weights."""
+    return n_checklists + 1
+
+
+def fit_problem(group: list[Annotation], overdetermined: bool) -> str | None:
+    """Why a subcategory's annotations cannot be fitted (R^2 undefined, or too few rows), or None."""
+    width, n = len(group[0].checklist_scores), len(group)
+    rows = f"{n} annotation" + ("" if n == 1 else "s")
+    if overdetermined and len(group) < min_rows(width):
+        return f"{rows}, needs at least {min_rows(width)} ({width} checklists + 1)"
+    if len({a.overall_score for a in group}) == 1:
+        return f"{rows} whose overall scores are all {group[0].overall_score:g}: R^2 is undefined"
+    return None
 
 
 def fit_subcategory(subcategory: str, x: np.ndarray, y: np.ndarray) -> SubcategoryFit:
@@ -82,16 +113,32 @@ def fit_subcategory(subcategory: str, x: np.ndarray, y: np.ndarray) -> Subcatego
     return SubcategoryFit(subcategory, tuple(map(float, normalised)), tuple(map(float, raw)), r2, mse, len(y))
 
 
-def fit_weights(annotations: Iterable[Annotation]) -> dict[str, SubcategoryFit]:
-    """One bounded least-squares fit per subcategory."""
+def fit_weights(annotations: Iterable[Annotation], overdetermined: bool = False) -> dict[str, SubcategoryFit]:
+    """One bounded least-squares fit per subcategory.
+
+    Args:
+        annotations: the validated annotations (`read_annotations`).
+        overdetermined: also refuse subcategories with fewer than k + 1 annotations for k checklists.
+
+    Raises:
+        ValueError: no annotations; annotations of one subcategory with different numbers of checklists;
+            subcategories that cannot be fitted (see `fit_problem`), all listed in one message.
+    """
     grouped: dict[str, list[Annotation]] = defaultdict(list)
     for annotation in annotations:
         grouped[annotation.subcategory].append(annotation)
-    fits = {}
-    for subcategory, group in sorted(grouped.items()):
+    if not grouped:
+        raise ValueError("no annotations to fit")
+    for subcategory, group in grouped.items():
         widths = {len(a.checklist_scores) for a in group}
         if len(widths) != 1:
             raise ValueError(f"subcategory {subcategory!r}: annotations disagree on the number of checklists {widths}")
+    problems = {sub: fit_problem(group, overdetermined) for sub, group in sorted(grouped.items())}
+    offenders = [f"{sub!r}: {problem}" for sub, problem in problems.items() if problem is not None]
+    if offenders:
+        raise ValueError("cannot fit weights for " + "; ".join(offenders))
+    fits = {}
+    for subcategory, group in sorted(grouped.items()):
         x = np.array([a.checklist_scores for a in group])
         y = np.array([a.overall_score for a in group])
         fits[subcategory] = fit_subcategory(subcategory, x, y)

@@ -6,8 +6,14 @@ import datasets
 import evaluate
 
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
-from longform_eval.metric.helloeval.scoring import JudgedRow, score_rows
+from longform_eval.metric.helloeval.scoring import (
+    JudgedRow,
+    checklist_value_problem,
+    score_rows,
+    word_count_problem,
+)
 from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
+from longform_eval.metric.unscored import Unscored
 
 _CITATION = """\
 @article{que2024hellobench,
@@ -29,11 +35,14 @@ left out of every mean and counted, never scored 0.
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: one entry per row, either the checklist scores (list of floats in [0, 1], aligned with the
-        subcategory's checklists) or the judge's raw completion (a string, parsed as JSON or a Python
-        literal; anything that does not give exactly one valid score per checklist is unscored).
+        subcategory's checklists; a list of the wrong length or a value that is not a finite number in [0, 1]
+        raises a ValueError naming the row and position) or the judge's raw completion (a string, parsed as
+        JSON or a Python literal; anything that does not give exactly one valid score per checklist is
+        unscored and counted, not an error).
     references: the row's subcategory, i.e. the HelloBench source field "category" (e.g. "Science",
         "report_write"); it selects the weights and the task.
-    word_counts: optional, the response word counts (nltk.word_tokenize tokens), averaged per task.
+    word_counts: optional, the response word counts (nltk.word_tokenize tokens, integers >= 0), averaged per
+        task.
 Returns:
     score: mean of the task scores present (-300..100), or None when no row is scored.
     open_ended_qa, summarization, chat, text_completion, heuristic_text_generation: task scores (-300..100),
@@ -58,6 +67,12 @@ Examples:
     ...                            references=["story_writing", "story_writing"])
     >>> round(result["heuristic_text_generation"], 2), result["n_scored"], result["n_unscored"]
     (-100.0, 1, 1)
+
+    Checklist scores given as numbers are the caller's data: a value outside [0, 1] is an error, not a score:
+    >>> helloeval.compute(predictions=[[1, 1, 5, 1, 1, 1]], references=["report_write"])
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions[0][2]: 5 is outside [0, 1]
 """
 
 
@@ -91,10 +106,8 @@ class HelloEval(evaluate.Metric):
             JudgedRow(
                 row_id=str(index),
                 subcategory=subcategory,
-                verdict=parse_checklist_verdict(prediction, len(weights[subcategory]))
-                if isinstance(prediction, str)
-                else list(prediction),
-                word_count=None if word_counts is None else word_counts[index],
+                verdict=verdict_of(index, prediction, subcategory, len(weights[subcategory])),
+                word_count=None if word_counts is None else checked_word_count(index, word_counts[index]),
             )
             for index, (prediction, subcategory) in enumerate(zip(predictions, references, strict=True))
         ]
@@ -105,3 +118,28 @@ class HelloEval(evaluate.Metric):
         if word_counts is not None:
             result["word_count"] = scores.mean_word_count
         return result
+
+
+def verdict_of(index: int, prediction, subcategory: str, size: int) -> list[float] | Unscored:
+    """A raw judge completion is parsed (unusable text is unscored); checklist scores given as numbers must be valid."""
+    if isinstance(prediction, str):
+        return parse_checklist_verdict(prediction, size)
+    if prediction is None:
+        raise ValueError(f"predictions[{index}]: expected checklist scores or a judge completion, got None")
+    scores = list(prediction)
+    if len(scores) != size:
+        raise ValueError(
+            f"predictions[{index}]: {len(scores)} checklist scores, but {subcategory!r} has {size} checklists"
+        )
+    for position, value in enumerate(scores):
+        problem = checklist_value_problem(value)
+        if problem is not None:
+            raise ValueError(f"predictions[{index}][{position}]: {problem}")
+    return scores
+
+
+def checked_word_count(index: int, value) -> int:
+    problem = word_count_problem(value)
+    if problem is not None or value is None:
+        raise ValueError(f"word_counts[{index}]: {problem or 'missing'}")
+    return value

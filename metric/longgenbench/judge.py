@@ -8,6 +8,7 @@ from typing import Literal
 from ..unscored import Unscored
 
 VerdictRule = Literal["paper", "strict"]
+VERDICT_RULES = ("paper", "strict")
 # Paper judge: Llama-3.1-8B-Instruct, raw prompt (no chat template).
 JUDGE_SETTINGS = {
     "model": "meta-llama/Llama-3.1-8B-Instruct",

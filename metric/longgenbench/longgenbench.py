@@ -5,8 +5,8 @@ from __future__ import annotations
 import datasets
 import evaluate
 
-from longform_eval.metric.longgenbench.judge import parse_yes_no
-from longform_eval.metric.longgenbench.scoring import item_result, score_items
+from longform_eval.metric.longgenbench.judge import VERDICT_RULES, parse_yes_no
+from longform_eval.metric.longgenbench.scoring import check_item, item_result, score_items
 from longform_eval.metric.longgenbench.splitting import match_checks, split_subtasks
 
 _CITATION = """\
@@ -31,10 +31,11 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions: the full outputs, one per item: the item's `prefix` followed by the model's completion.
     references: the dataset items (`longform-eval build longgenbench`), each with `id`, `scenario`,
-        `subtask_type`, `num_subtasks` and `checks` (list of {kind, subtask, description}).
-    judge_completions: optional, per item one judge completion per check, aligned with `checks`, with None
-        where the check's sub-task is missing (see `longform_eval.metric.longgenbench.match_checks`).
-        Without it, only cr and len are computed.
+        `subtask_type`, `num_subtasks` (a positive integer) and `checks` (list of {kind, subtask, description},
+        kind one of "single", "range", "periodic"); anything else raises a ValueError naming the item and field.
+    judge_completions: optional, per item one judge completion per check, aligned with `checks` (a list of
+        another length is a ValueError), with None where the check's sub-task is missing (see
+        `longform_eval.metric.longgenbench.match_checks`). Without it, only cr and len are computed.
     verdict_rule: "paper" (yes iff "yes" occurs in the lower-cased completion) or "strict" (must start with
         yes/no; anything else is unscored).
 Returns:
@@ -59,6 +60,12 @@ Examples:
     ...                               verdict_rule="strict")
     >>> result["n_unscored"], result["stic1"], result["stic2"]
     (1, 100.0, 50.0)
+
+    An item that cannot be scored is an error, named by its position and field:
+    >>> longgenbench.compute(predictions=[output], references=[{**item, "num_subtasks": 0}])
+    Traceback (most recent call last):
+    ...
+    ValueError: references[0]['num_subtasks']: expected a positive integer, got 0
 """
 
 CHECK = {"kind": datasets.Value("string"), "subtask": datasets.Value("int32"), "description": datasets.Value("string")}
@@ -87,12 +94,22 @@ class LongGenBench(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, judge_completions=None, verdict_rule="paper"):
+        if verdict_rule not in VERDICT_RULES:
+            raise ValueError(f"unknown verdict_rule {verdict_rule!r}; use one of {', '.join(VERDICT_RULES)}")
         if judge_completions is not None and len(judge_completions) != len(predictions):
             raise ValueError(f"judge_completions has {len(judge_completions)} entries for {len(predictions)} items")
+        if not predictions:
+            raise ValueError("predictions is empty: no items to score")
         results = []
         for index, (output, item) in enumerate(zip(predictions, references, strict=True)):
+            check_item(item, f"references[{index}]")
+            if output is None:
+                raise ValueError(f"predictions[{index}]: expected the output text, got None")
             matched = match_checks(item["checks"], split_subtasks(output, item["subtask_type"]))
-            completions = judge_completions[index] if judge_completions is not None else [None] * len(matched)
+            completions = [None] * len(matched) if judge_completions is None else judge_completions[index]
+            if completions is None or len(completions) != len(matched):
+                count = "None" if completions is None else f"{len(completions)} completions"
+                raise ValueError(f"judge_completions[{index}]: {count} for {len(matched)} checks")
             verdicts = [
                 None if check.block is None or completion is None else parse_yes_no(completion, verdict_rule)
                 for check, completion in zip(matched, completions, strict=True)

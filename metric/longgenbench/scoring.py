@@ -6,11 +6,14 @@
 - wAvg: CR * STIC-2 / 100.  Len: mean word count (`len(text.split())`) of items with more than 40 blocks
   and more than 2000 words.
 Checks whose judge verdict is unscored (strict parsing) are left out of both STIC denominators and counted.
+Items that cannot be scored (num_subtasks not a positive integer, an unknown check kind, a verdict list whose
+length differs from the checks) raise a ValueError naming the item and the field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -80,11 +83,59 @@ def outcome_code(verdict: bool | Unscored | None) -> int:
     return YES if verdict else NO
 
 
+def is_count(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_item(item: Mapping[str, Any], where: str) -> None:
+    """Raise a ValueError naming `where` and the field unless the dataset item can be scored."""
+    if not isinstance(item, Mapping):
+        raise ValueError(f"{where}: expected a dataset item (a dict), got {type(item).__name__}")
+    size = item.get("num_subtasks")
+    if not is_count(size) or size <= 0:
+        raise ValueError(f"{where}['num_subtasks']: expected a positive integer, got {size!r}")
+    for key in ("subtask_type", "scenario"):
+        if not isinstance(item.get(key), str) or not item[key].strip():
+            raise ValueError(f"{where}[{key!r}]: expected a non-empty string, got {item.get(key)!r}")
+    checks = item.get("checks")
+    if isinstance(checks, (str, bytes)) or not isinstance(checks, Sequence):
+        raise ValueError(f"{where}['checks']: expected a list of checks, got {type(checks).__name__}")
+    for position, check in enumerate(checks):
+        check_check(check, f"{where}['checks'][{position}]")
+
+
+def check_check(check: object, where: str) -> None:
+    if not isinstance(check, Mapping):
+        raise ValueError(f"{where}: expected a check (a dict), got {type(check).__name__}")
+    if check.get("kind") not in KINDS:
+        raise ValueError(f"{where}['kind']: unknown check kind {check.get('kind')!r}; use one of {', '.join(KINDS)}")
+    subtask = check.get("subtask")
+    if not (is_count(subtask) or (isinstance(subtask, str) and subtask.isdigit())) or int(subtask) < 1:
+        raise ValueError(f"{where}['subtask']: expected a sub-task number >= 1, got {subtask!r}")
+    if not isinstance(check.get("description"), str):
+        raise ValueError(f"{where}['description']: expected a string, got {check.get('description')!r}")
+
+
+def check_verdict(verdict: object, where: str) -> None:
+    if verdict is not None and not isinstance(verdict, (bool, np.bool_, Unscored)):
+        raise ValueError(f"{where}: expected True, False, None or Unscored, got {verdict!r:.40}")
+
+
 def item_result(item: dict[str, Any], output: str, verdicts: Sequence[bool | Unscored | None]) -> ItemResult:
-    """Combine a dataset item, its full output and one verdict per check (None where not judged)."""
+    """Combine a dataset item, its full output and one verdict per check (None where not judged).
+
+    Raises a ValueError naming the item and the field for an item that cannot be scored (see `check_item`),
+    a verdict count that differs from the checks, or a verdict that is not True, False, None or Unscored.
+    """
+    where = f"item {item.get('id')!r}" if isinstance(item, Mapping) else "item"
+    check_item(item, where)
+    if not isinstance(output, str):
+        raise ValueError(f"{where}: output must be a string, got {type(output).__name__}")
     checks = item["checks"]
     if len(verdicts) != len(checks):
-        raise ValueError(f"item {item['id']}: {len(verdicts)} verdicts for {len(checks)} checks")
+        raise ValueError(f"{where}: {len(verdicts)} verdicts for {len(checks)} checks")
+    for position, verdict in enumerate(verdicts):
+        check_verdict(verdict, f"{where}: verdicts[{position}]")
     blocks = split_subtasks(output, item["subtask_type"])
     return ItemResult(
         item_id=item["id"],
@@ -116,13 +167,23 @@ def figures(outcomes: np.ndarray, cr: float | None = None) -> Figures:
 
 
 def score_items(items: Sequence[ItemResult], position_bins: int = 10) -> LongGenBenchScores:
+    """Pool the item results. Raises a ValueError for no items, bad bins, num_subtasks <= 0 or unknown kinds."""
     if not items:
         raise ValueError("no items to score")
+    if not is_count(position_bins) or position_bins <= 0:
+        raise ValueError(f"position_bins must be a positive integer, got {position_bins!r}")
+    unknown = set().union(*(item.kinds for item in items)) - set(KINDS)
+    if unknown:
+        raise ValueError(f"unknown check kinds {sorted(map(str, unknown))}; use one of {', '.join(KINDS)}")
     counts = np.fromiter((len(item.outcomes) for item in items), dtype=np.int64, count=len(items))
     outcomes = np.fromiter((o for item in items for o in item.outcomes), dtype=np.int8, count=int(counts.sum()))
     kinds = np.array([kind for item in items for kind in item.kinds], dtype=object)
     subtasks = np.fromiter((s for item in items for s in item.subtasks), dtype=np.float64, count=len(outcomes))
-    sizes = np.repeat(np.array([item.num_subtasks for item in items], dtype=np.float64), counts)
+    item_sizes = np.array([item.num_subtasks for item in items], dtype=np.float64)
+    if not (item_sizes > 0).all():
+        bad = next(item for item in items if not item.num_subtasks > 0)
+        raise ValueError(f"item {bad.item_id!r}: num_subtasks must be a positive integer, got {bad.num_subtasks!r}")
+    sizes = np.repeat(item_sizes, counts)
     scenarios = np.array([item.scenario for item in items], dtype=object)
     check_scenarios = np.repeat(scenarios, counts)
     crs = np.array([item.completion_rate for item in items])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import numbers
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -61,4 +62,6 @@ def match_checks(checks: Sequence[dict[str, Any]], blocks: dict[int, str]) -> li
 
 def completion_rate(blocks: dict[int, str], num_subtasks: int) -> float:
     """100 * share of the expected sub-task ids (1..num_subtasks) present in the output."""
+    if isinstance(num_subtasks, bool) or not isinstance(num_subtasks, numbers.Integral) or num_subtasks <= 0:
+        raise ValueError(f"num_subtasks must be a positive integer, got {num_subtasks!r}")
     return 100.0 * sum(1 for i in blocks if 1 <= i <= num_subtasks) / num_subtasks

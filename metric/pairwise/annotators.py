@@ -34,6 +34,8 @@ def gsb(battles: Sequence[Battle]) -> dict[str, float]:
 
 
 def z_scores(values: Mapping[str, float]) -> dict[str, float]:
+    if not values:
+        return {}
     array = np.array(list(values.values()), dtype=float)
     std = array.std()
     if std == 0:
@@ -104,6 +106,8 @@ def three_label_agreement(labels: Sequence[Hashable]) -> float:
 
 
 def majority(labels: Sequence[Hashable]) -> Hashable | None:
-    """The label given by more than half, or None."""
+    """The label given by more than half, or None (also for no labels)."""
+    if not labels:
+        return None
     label, votes = Counter(labels).most_common(1)[0]
     return label if votes * 2 > len(labels) else None

@@ -8,6 +8,8 @@ formula, which gives nothing to either side for "equally bad", is kept under its
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -83,7 +85,11 @@ def flip_rate(pairs: Iterable[tuple[Outcome | Unscored, Outcome | Unscored]]) ->
 
 @dataclass(frozen=True)
 class Battle:
-    """One comparison of model_a (shown as A) against model_b."""
+    """One comparison of model_a (shown as A) against model_b.
+
+    Both models must be non-empty strings and differ (a model compared with itself tells a rating nothing); the
+    outcome is an `Outcome` or a label `as_outcome` reads (an unknown label raises a ValueError).
+    """
 
     model_a: str
     model_b: str
@@ -91,17 +97,54 @@ class Battle:
     annotator: str | None = None
     item_id: str | None = None
 
+    def __post_init__(self) -> None:
+        for side in ("model_a", "model_b"):
+            problem = model_name_problem(getattr(self, side))
+            if problem is not None:
+                raise ValueError(f"{side}: {problem}")
+        if self.model_a == self.model_b:
+            raise ValueError(f"model {self.model_a!r} is compared with itself")
+        if not isinstance(self.outcome, Outcome):
+            object.__setattr__(self, "outcome", as_outcome(self.outcome))
+
+
+def model_name_problem(name: object) -> str | None:
+    """Why `name` cannot name a model (a non-empty string), or None if it can."""
+    if not isinstance(name, str):
+        return f"expected a model name (a string), got {name!r:.40}"
+    if not name.strip():
+        return f"expected a model name, got the empty string {name!r}"
+    return None
+
 
 def models_of(battles: Sequence[Battle]) -> list[str]:
     return sorted({b.model_a for b in battles} | {b.model_b for b in battles})
 
 
-def from_single_scores(score_a: float, score_b: float) -> Outcome:
+SINGLE_SCORE_RANGE = (1.0, 10.0)
+
+
+def single_score_problem(score: object) -> str | None:
+    """Why `score` is not a usable 1-10 judge score (a finite number, not a bool, in [1, 10]), or None."""
+    low, high = SINGLE_SCORE_RANGE
+    if isinstance(score, bool) or not isinstance(score, numbers.Real):
+        return f"{score!r:.40} is not a number"
+    if not math.isfinite(score) or not low <= score <= high:
+        return f"{score!r} is outside [{low:g}, {high:g}]"
+    return None
+
+
+def from_single_scores(score_a: float, score_b: float) -> Outcome | Unscored:
     """TencentLLMEval's mapping of two 1-10 scores to a pairwise outcome (symmetric in A and B).
 
     A better if S_A - S_B > 2 and S_A > 5; B better if S_B - S_A > 2 and S_B > 5; equally good if
-    |S_A - S_B| <= 2 and both > 5; otherwise equally bad.
+    |S_A - S_B| <= 2 and both > 5; otherwise equally bad. A score that is not a finite number in [1, 10] (NaN,
+    None, a bool, 0, 11) leaves the pair unscored, with the reason.
     """
+    for side, score in (("A", score_a), ("B", score_b)):
+        problem = single_score_problem(score)
+        if problem is not None:
+            return Unscored(f"score of {side}: {problem}")
     if score_a - score_b > 2 and score_a > 5:
         return Outcome.A
     if score_b - score_a > 2 and score_b > 5:

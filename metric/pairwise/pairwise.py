@@ -6,7 +6,7 @@ import datasets
 import evaluate
 from sklearn.metrics import cohen_kappa_score
 
-from longform_eval.metric.pairwise.outcomes import Battle, as_outcome
+from longform_eval.metric.pairwise.outcomes import Battle, Outcome, as_outcome, model_name_problem
 from longform_eval.metric.pairwise.ratings import bradley_terry, elo_ratings
 
 _CITATION = """\
@@ -31,13 +31,15 @@ Args:
     predictions: labels to evaluate, one per comparison: "A", "B", "equally_good", "equally_bad"
         ("tie" is read as equally good); "" or "unscored" for a verdict that could not be parsed.
     references: reference labels in the same vocabulary (e.g. the human majority).
-    model_a: optional, the model shown as A in each comparison. model_b: the model shown as B.
+    model_a: optional, the model shown as A in each comparison. model_b: the model shown as B. Names are
+        non-empty strings and the two differ in every comparison.
     bootstrap_rounds: Bradley-Terry bootstrap rounds (default 100). seed: random seed (default 0).
+    Empty predictions, an unknown label or a bad model name raise a ValueError naming the list and position.
 Returns:
     agreement: share of scored comparisons whose prediction equals the reference (0..1).
     cohen_kappa: chance-corrected agreement (-1..1). n_scored, n_unscored: comparisons used / left out.
     With model_a and model_b: elo_<model>, bt_<model>, bt_<model>_lower, bt_<model>_upper (Elo scale,
-    around 1000), computed from the predictions.
+    around 1000), computed from the predictions; None for a model without a scored comparison.
 Examples:
     >>> import evaluate
     >>> pairwise = evaluate.load("metric/pairwise")
@@ -50,6 +52,11 @@ Examples:
     ...                           model_a=["gpt"] * 8, model_b=["llama"] * 8, bootstrap_rounds=20)
     >>> result["elo_gpt"] > 1000 > result["elo_llama"], result["bt_gpt"] > result["bt_llama"]
     (True, True)
+
+    >>> pairwise.compute(predictions=["A"], references=["B"], model_a=["gpt"], model_b=[None])
+    Traceback (most recent call last):
+    ...
+    ValueError: model_b[0]: expected a model name (a string), got None
 """
 
 UNSCORED_LABELS = {"", "unscored"}
@@ -69,9 +76,12 @@ class Pairwise(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, model_a=None, model_b=None, bootstrap_rounds=100, seed=0):
+        if not predictions:
+            raise ValueError("predictions is empty: there is nothing to compare")
+        expected_all = [label_of(reference, f"references[{i}]") for i, reference in enumerate(references)]
         keep = [i for i, p in enumerate(predictions) if (p or "").strip().lower() not in UNSCORED_LABELS]
-        predicted = [as_outcome(predictions[i]).value for i in keep]
-        expected = [as_outcome(references[i]).value for i in keep]
+        predicted = [label_of(predictions[i], f"predictions[{i}]").value for i in keep]
+        expected = [expected_all[i].value for i in keep]
         result = {
             "agreement": sum(p == r for p, r in zip(predicted, expected, strict=True)) / len(keep) if keep else None,
             "cohen_kappa": float(cohen_kappa_score(predicted, expected))
@@ -82,9 +92,10 @@ class Pairwise(evaluate.Metric):
         }
         if model_a is None and model_b is None:
             return result
-        if model_a is None or model_b is None or not len(model_a) == len(model_b) == len(predictions):
-            raise ValueError("model_a and model_b must both be given, one name per prediction")
+        check_models(model_a, model_b, len(predictions))
         battles = [Battle(model_a[i], model_b[i], as_outcome(predictions[i])) for i in keep]
+        for model in sorted(set(model_a) | set(model_b)):  # None unless a scored comparison rates it
+            result.update(dict.fromkeys((f"elo_{model}", f"bt_{model}", f"bt_{model}_lower", f"bt_{model}_upper")))
         for model, rating in elo_ratings(battles, seed=seed).items():
             result[f"elo_{model}"] = rating
         bt = bradley_terry(battles, bootstrap=bootstrap_rounds, seed=seed)
@@ -93,3 +104,25 @@ class Pairwise(evaluate.Metric):
             result[f"bt_{model}_lower"] = bt.lower[model]
             result[f"bt_{model}_upper"] = bt.upper[model]
         return result
+
+
+def label_of(label: str | None, where: str) -> Outcome:
+    try:
+        return as_outcome(label)
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+
+
+def check_models(model_a, model_b, size: int) -> None:
+    """Raise a ValueError naming the list and position unless both give one distinct model name per prediction."""
+    for side, models in (("model_a", model_a), ("model_b", model_b)):
+        if models is None or isinstance(models, (str, bytes)) or len(models) != size:
+            got = "nothing" if models is None else f"{type(models).__name__} of length {len(models)}"
+            raise ValueError(f"model_a and model_b must both be lists of {size} model names; {side} is {got}")
+        for index, name in enumerate(models):
+            problem = model_name_problem(name)
+            if problem is not None:
+                raise ValueError(f"{side}[{index}]: {problem}")
+    for index, (first, second) in enumerate(zip(model_a, model_b, strict=True)):
+        if first == second:
+            raise ValueError(f"model_a[{index}] and model_b[{index}] are both {first!r}: a model compared with itself")

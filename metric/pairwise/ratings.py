@@ -34,7 +34,11 @@ def elo_win_probability(rating_i: float, rating_j: float) -> float:
 def elo_ratings(
     battles: Sequence[Battle], k: float = 4.0, initial: float = 1000.0, rounds: int = 20, seed: int = 0
 ) -> dict[str, float]:
-    """Online Elo over the battles in random order, averaged over `rounds` seeded shuffles."""
+    """Online Elo over the battles in random order, averaged over `rounds` seeded shuffles (no battles: {})."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
+    if not math.isfinite(k) or k <= 0:
+        raise ValueError(f"k must be a positive number, got {k!r}")
     models = models_of(battles)
     a, b, s = battle_arrays(battles, models)
     rng = np.random.default_rng(seed)
@@ -82,7 +86,16 @@ class BradleyTerry:
 def bradley_terry(
     battles: Sequence[Battle], bootstrap: int = 100, seed: int = 0, base: float = 1000.0, alpha: float = 0.05
 ) -> BradleyTerry:
-    """BT ratings on the Elo scale (base + 400 * log10-strength) with percentile bootstrap intervals."""
+    """BT ratings on the Elo scale (base + 400 * log10-strength) with percentile bootstrap intervals.
+
+    No battles gives no ratings (empty dicts); `bootstrap` must be an integer >= 0 and `alpha` in (0, 1).
+    """
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be an integer >= 0, got {bootstrap!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if not battles:
+        return BradleyTerry(models=[], ratings={}, lower={}, upper={}, rounds=bootstrap)
     models = models_of(battles)
     a, b, s = battle_arrays(battles, models)
     to_elo = ELO_SCALE / math.log(10.0)

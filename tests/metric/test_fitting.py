@@ -8,7 +8,7 @@ import pytest
 from longform_eval.dataset_builder import SourceError
 from longform_eval.dataset_builder.hellobench_weights import load_weights
 from longform_eval.inference.cli import main
-from longform_eval.metric.helloeval.fitting import LEVELS, fit_weights, read_annotations
+from longform_eval.metric.helloeval.fitting import LEVELS, Annotation, fit_weights, read_annotations
 
 
 def synthetic_annotations(path, true_weights, n=400, noise=0.3, seed=0):
@@ -79,3 +79,71 @@ def test_bad_annotations_name_line_and_field(tmp_path, record, message):
     path.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n")
     with pytest.raises(SourceError, match=rf"a\.jsonl:2: {message}"):
         read_annotations(path)
+
+
+def annotation(sub="news", scores=(1, 0.5, 0, 1, 0.25, 0.75), overall=6.0):
+    record = {"row_id": "r", "subcategory": sub, "checklist_scores": list(scores), "overall_score": overall}
+    return {**record, "annotator": "a"}
+
+
+def run_cli(tmp_path, lines, capsys):
+    """Run `fit-weights` on a file of `lines`; return the exit code, stderr and whether any output was written."""
+    path = tmp_path / "ann.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    out, report = tmp_path / "w.txt", tmp_path / "r.json"
+    code = main(["fit-weights", str(path), "--out", str(out), "--report", str(report)])
+    return code, capsys.readouterr().err, out.exists() or report.exists()
+
+
+@pytest.mark.parametrize("lines", [[], [""], ["", "   "]])
+def test_cli_refuses_an_empty_annotation_file(tmp_path, capsys, lines):
+    code, err, wrote = run_cli(tmp_path, lines, capsys)
+    assert code != 0 and not wrote
+    assert f"{tmp_path / 'ann.jsonl'}: " in err and "empty" in err
+
+
+def test_cli_refuses_a_single_annotation(tmp_path, capsys):
+    code, err, wrote = run_cli(tmp_path, [json.dumps(annotation())], capsys)
+    assert code != 0 and not wrote
+    assert f"{tmp_path / 'ann.jsonl'}: cannot fit weights for 'news': 1 annotation, needs at least 7" in err
+
+
+def test_cli_lists_every_subcategory_with_too_few_annotations(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    lines = [json.dumps(annotation(scores=rng.choice(LEVELS, 6).tolist(), overall=float(i))) for i in range(7)]
+    lines += [json.dumps(annotation("story_writing", scores=[1] * 5, overall=float(i))) for i in range(5)]
+    lines += [json.dumps(annotation("blogs", overall=float(i))) for i in range(3)]
+    code, err, wrote = run_cli(tmp_path, lines, capsys)
+    assert code != 0 and not wrote
+    assert "'blogs': 3 annotations, needs at least 7 (6 checklists + 1)" in err
+    assert "'story_writing': 5 annotations, needs at least 6 (5 checklists + 1)" in err
+    assert "'news'" not in err
+
+
+def test_fit_refuses_undefined_r2_and_no_annotations():
+    one = [Annotation("r", "news", (1.0,) * 6, 6.0, "a")]
+    with pytest.raises(ValueError, match=r"'news': 1 annotation whose overall scores are all 6: R\^2 is undefined"):
+        fit_weights(one)
+    same = [Annotation(f"r{i}", "news", (1.0, 0.5, 0.0, 1.0, 0.25, float(i % 2)), 6.0, "a") for i in range(20)]
+    with pytest.raises(ValueError, match="R\\^2 is undefined"):
+        fit_weights(same)
+    with pytest.raises(ValueError, match="no annotations to fit"):
+        fit_weights([])
+
+
+@pytest.mark.parametrize(
+    "bad_line,where",
+    [
+        ('{"row_id": "x", ', "ann.jsonl:2: invalid JSON"),
+        (json.dumps({**annotation(), "overall_score": None}), "ann.jsonl:2: field 'overall_score'"),
+        (json.dumps({k: v for k, v in annotation().items() if k != "row_id"}), "ann.jsonl:2: field 'row_id': missing"),
+        (json.dumps(annotation(scores=[1, 0.5, 0.3, 1, 1, 1])), "ann.jsonl:2: field 'checklist_scores'"),
+        (json.dumps(annotation(scores=[1, 0.5, True, 1, 1, 1])), "ann.jsonl:2: field 'checklist_scores'"),
+        (json.dumps(annotation(overall=float("nan"))), "ann.jsonl:2: field 'overall_score'"),
+        (json.dumps(annotation(scores=[1] * 5)), "ann.jsonl:2: field 'checklist_scores': 5 scores, but 'news' had 6"),
+    ],
+)
+def test_cli_names_file_line_and_field_of_a_bad_line(tmp_path, capsys, bad_line, where):
+    code, err, wrote = run_cli(tmp_path, [json.dumps(annotation()), bad_line], capsys)
+    assert code != 0 and not wrote
+    assert where in err

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import evaluate
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 
 from longform_eval.metric import Unscored
 from longform_eval.metric.helloeval import build_judge_request, load_prompt, parse_checklist_verdict
-from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, score_rows
+from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, row_score, score_rows
 from longform_eval.metric.helloeval.weights import TASKS, flat_weights, task_of_subcategory
 from longform_eval.metric.text_stats import distinct_n, repetition_n
 
@@ -174,3 +175,114 @@ def test_shipped_weights_equal_the_released_file(shared_data):
     released = load_weights(shared_data / "hellobench/weighted_scores.txt")
     assert {k: list(v) for k, v in flat_weights().items()} == released
     assert np.isclose(min(min(w) for w in released.values()), 5.26, atol=0.01)
+
+
+@pytest.fixture(scope="module")
+def helloeval_metric():
+    return evaluate.load(str(REPO / "metric/helloeval"))
+
+
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (5, "5 is outside [0, 1]"),
+        (-1, "-1 is outside [0, 1]"),
+        (-0.25, "-0.25 is outside [0, 1]"),
+        (float("nan"), "nan is not a finite number"),
+        (float("inf"), "inf is not a finite number"),
+        (None, "None is not a number"),
+    ],
+)
+def test_metric_rejects_checklist_scores_outside_the_unit_interval(helloeval_metric, bad, message):
+    scores = [1, 1, bad, 1, 1, 1]
+    with pytest.raises(ValueError, match=re.escape(f"predictions[1][2]: {message}")):
+        helloeval_metric.compute(predictions=[[1] * 6, scores], references=["news", "news"])
+
+
+def test_metric_rejects_the_hostile_all_fives_verdict(helloeval_metric):
+    with pytest.raises(ValueError, match=re.escape("predictions[0][0]: 5 is outside [0, 1]")):
+        helloeval_metric.compute(predictions=[[5] * 6], references=["report_write"])
+
+
+def test_metric_rejects_checklist_score_lists_of_the_wrong_length(helloeval_metric):
+    with pytest.raises(ValueError, match=re.escape("predictions[0]: 5 checklist scores, but 'news' has 6 checklists")):
+        helloeval_metric.compute(predictions=[[1] * 5], references=["news"])
+
+
+def test_metric_rejects_negative_word_counts(helloeval_metric):
+    with pytest.raises(ValueError, match=re.escape("word_counts[1]: -3 is not a non-negative integer")):
+        helloeval_metric.compute(predictions=[[1] * 6] * 2, references=["news"] * 2, word_counts=[10, -3])
+
+
+def test_metric_still_counts_unusable_judge_text_as_unscored(helloeval_metric):
+    fives = json.dumps(verdict([5] * 6))
+    result = helloeval_metric.compute(predictions=[fives, "no verdict here"], references=["news", "news"])
+    assert (result["score"], result["n_scored"], result["n_unscored"]) == (None, 0, 2)
+
+
+@pytest.mark.parametrize(
+    "bad,reason",
+    [
+        (5, "checklist score 2: 5 is outside [0, 1]"),
+        (-1, "checklist score 2: -1 is outside [0, 1]"),
+        (float("nan"), "checklist score 2: nan is not a finite number"),
+        (float("inf"), "checklist score 2: inf is not a finite number"),
+        (float("-inf"), "checklist score 2: -inf is not a finite number"),
+        (None, "checklist score 2: None is not a number"),
+        (True, "checklist score 2: True is not a number"),
+        ("0.5", "checklist score 2: '0.5' is not a number"),
+    ],
+)
+def test_scoring_leaves_bad_checklist_values_unscored_and_counts_them(bad, reason):
+    weights, task_of = flat_weights(), task_of_subcategory()
+    rows = [JudgedRow("good", "news", [0.5] * 6), JudgedRow("bad", "news", [1, 1, bad, 1, 1, 1])]
+    scores = score_rows(rows, weights, task_of)
+    assert (scores.n_scored, scores.n_unscored) == (1, 1)
+    assert scores.unscored_reasons == {reason: 1}
+    assert scores.subcategories["news"].mean_row_score == pytest.approx(50)  # the bad row is not in the mean
+    assert scores.subcategories["news"].n_unscored == 1
+    result = row_score([1, 1, bad, 1, 1, 1], weights["news"])
+    assert isinstance(result, Unscored) and result.reason == reason
+
+
+@pytest.mark.parametrize(
+    "verdict_value,reason",
+    [
+        ([5] * 6, "checklist score 0: 5 is outside [0, 1]"),
+        ((1.0, 1.0, 1.0, 1.0, 1.0, np.nan), "checklist score 5: nan is not a finite number"),
+        (np.array([1.0, 1, 1, 1, 1, 2]), "checklist score 5: 2 is outside [0, 1]"),
+        (None, "expected a list of checklist scores, got NoneType"),
+        ("111111", "expected a list of checklist scores, got str"),
+    ],
+)
+def test_scoring_checks_every_kind_of_verdict_container(verdict_value, reason):
+    scores = score_rows([JudgedRow("x", "news", verdict_value)], flat_weights(), task_of_subcategory())
+    assert (scores.n_scored, scores.n_unscored, scores.unscored_reasons) == (0, 1, {reason: 1})
+    assert scores.overall is None
+
+
+def test_scoring_accepts_numpy_numbers_and_ints():
+    rows = [JudgedRow("x", "news", np.array([1.0, 0.5, 0, 1, 1, 1], dtype=np.float32), np.int64(12))]
+    rows.append(JudgedRow("y", "news", [1, 0, 1, 1, 1, 1], 8))
+    scores = score_rows(rows, flat_weights(), task_of_subcategory())
+    assert (scores.n_scored, scores.n_unscored) == (2, 0)
+    assert scores.subcategories["news"].mean_word_count == 10
+
+
+@pytest.mark.parametrize(
+    "weights,message",
+    [
+        ([50, 50, 10, -10, 0, 0], r"weights\['news'\]\[3\]: -10 is negative"),
+        ([1 / 6] * 6, r"weights\['news'\]: sum to 1, expected 100"),
+        ([100, float("nan"), 0, 0, 0, 0], r"weights\['news'\]\[1\]: nan is not a finite number"),
+        ([], r"weights\['news'\]: expected a non-empty list"),
+    ],
+)
+def test_scoring_rejects_bad_weights(weights, message):
+    with pytest.raises(ValueError, match=message):
+        score_rows([JudgedRow("x", "news", [1] * 6)], {"news": weights}, task_of_subcategory())
+
+
+def test_scoring_rejects_negative_word_counts():
+    with pytest.raises(ValueError, match="row x: word_count -1 is not a non-negative integer"):
+        score_rows([JudgedRow("x", "news", [1] * 6, -1)], flat_weights(), task_of_subcategory())

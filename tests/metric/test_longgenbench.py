@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import evaluate
 import pytest
 
 from longform_eval.dataset_builder.longgenbench import read_setting
 from longform_eval.metric import Unscored
 from longform_eval.metric.longgenbench import (
+    completion_rate,
     full_output,
     item_result,
     judge_prompt,
@@ -187,3 +191,94 @@ def test_evaluate_module_matches_the_package(released):
 def test_metric_doctests_run(monkeypatch):
     results = run_module_doctests(REPO / "metric/longgenbench/longgenbench.py", monkeypatch)
     assert results.failed == 0 and results.attempted >= 2
+
+
+DEMO_ITEM = {
+    "id": "demo",
+    "scenario": "skyscraper",
+    "subtask_type": "Floor",
+    "num_subtasks": 4,
+    "checks": [
+        {"kind": "single", "subtask": 2, "description": "gym"},
+        {"kind": "range", "subtask": 3, "description": "hotel"},
+        {"kind": "periodic", "subtask": 4, "description": "hotel"},
+    ],
+}
+DEMO_OUTPUT = "#*# Floor 1: lobby #*# Floor 2: a gym #*# Floor 3: hotel rooms"
+
+
+@pytest.fixture(scope="module")
+def longgenbench_metric():
+    return evaluate.load(str(REPO / "metric/longgenbench"))
+
+
+@pytest.mark.parametrize("size", [0, -4])
+def test_metric_rejects_a_non_positive_number_of_subtasks(longgenbench_metric, size):
+    references = [DEMO_ITEM, {**DEMO_ITEM, "num_subtasks": size}]
+    message = f"references[1]['num_subtasks']: expected a positive integer, got {size}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        longgenbench_metric.compute(predictions=[DEMO_OUTPUT] * 2, references=references)
+
+
+def test_metric_rejects_unknown_check_kinds(longgenbench_metric):
+    checks = [*DEMO_ITEM["checks"][:2], {"kind": "sometimes", "subtask": 4, "description": "hotel"}]
+    message = "references[0]['checks'][2]['kind']: unknown check kind 'sometimes'; use one of single, range, periodic"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        longgenbench_metric.compute(predictions=[DEMO_OUTPUT], references=[{**DEMO_ITEM, "checks": checks}])
+
+
+def test_metric_rejects_judge_completions_that_do_not_match_the_checks(longgenbench_metric):
+    with pytest.raises(ValueError, match=re.escape("judge_completions[0]: 2 completions for 3 checks")):
+        longgenbench_metric.compute(
+            predictions=[DEMO_OUTPUT], references=[DEMO_ITEM], judge_completions=[["yes", "no"]]
+        )
+
+
+def test_metric_rejects_unknown_verdict_rules_before_judging(longgenbench_metric):
+    with pytest.raises(ValueError, match="unknown verdict_rule 'lenient'; use one of paper, strict"):
+        longgenbench_metric.compute(predictions=[DEMO_OUTPUT], references=[DEMO_ITEM], verdict_rule="lenient")
+
+
+@pytest.mark.parametrize("size", [0, -4, 2.5, True, "4", None])
+def test_item_result_rejects_bad_numbers_of_subtasks(size):
+    message = f"item 'demo'['num_subtasks']: expected a positive integer, got {size!r}"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        item_result({**DEMO_ITEM, "num_subtasks": size}, DEMO_OUTPUT, [None] * 3)
+
+
+@pytest.mark.parametrize(
+    "check,field",
+    [
+        ({"kind": "SI", "subtask": 2, "description": "gym"}, "kind"),
+        ({"subtask": 2, "description": "gym"}, "kind"),
+        ({"kind": "single", "subtask": 0, "description": "gym"}, "subtask"),
+        ({"kind": "single", "subtask": "two", "description": "gym"}, "subtask"),
+        ({"kind": "single", "subtask": 2, "description": None}, "description"),
+    ],
+)
+def test_item_result_rejects_bad_checks(check, field):
+    with pytest.raises(ValueError, match=re.escape(f"item 'demo'['checks'][0][{field!r}]")):
+        item_result({**DEMO_ITEM, "checks": [check]}, DEMO_OUTPUT, [None])
+
+
+def test_item_result_rejects_verdicts_that_are_not_booleans():
+    with pytest.raises(ValueError, match=re.escape("item 'demo': verdicts[1]: expected True, False, None or Unscored")):
+        item_result(DEMO_ITEM, DEMO_OUTPUT, [True, "no", None])
+    with pytest.raises(ValueError, match="item 'demo': 2 verdicts for 3 checks"):
+        item_result(DEMO_ITEM, DEMO_OUTPUT, [True, None])
+
+
+def test_score_items_rejects_unknown_kinds_and_empty_subtask_counts():
+    good = item_result(DEMO_ITEM, DEMO_OUTPUT, [True, False, None])
+    with pytest.raises(ValueError, match=r"unknown check kinds \['weird'\]; use one of single, range, periodic"):
+        score_items([good, dataclasses.replace(good, kinds=("single", "weird", "range"))])
+    with pytest.raises(ValueError, match="item 'demo': num_subtasks must be a positive integer, got 0"):
+        score_items([dataclasses.replace(good, num_subtasks=0)])
+    with pytest.raises(ValueError, match="position_bins must be a positive integer, got 0"):
+        score_items([good], position_bins=0)
+
+
+@pytest.mark.parametrize("size", [0, -4])
+def test_completion_rate_rejects_a_non_positive_number_of_subtasks(size):
+    with pytest.raises(ValueError, match=f"num_subtasks must be a positive integer, got {size}"):
+        completion_rate({1: "Floor 1"}, size)

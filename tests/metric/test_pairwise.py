@@ -3,6 +3,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 
 import evaluate
 import numpy as np
@@ -209,3 +210,92 @@ def test_pairwise_prompt_lists_the_seven_criteria_in_order():
 def test_metric_doctests_run(monkeypatch):
     results = run_module_doctests(REPO / "metric/pairwise/pairwise.py", monkeypatch)
     assert results.failed == 0 and results.attempted >= 2
+
+
+@pytest.fixture(scope="module")
+def pairwise_metric():
+    return evaluate.load(str(REPO / "metric/pairwise"))
+
+
+@pytest.mark.parametrize(
+    "model_b,message",
+    [
+        ([None, "llama"], "model_b[0]: expected a model name (a string), got None"),
+        (["llama", ""], "model_b[1]: expected a model name, got the empty string ''"),
+        (["llama", 7], "model_b[1]: expected a model name (a string), got 7"),
+        (["llama", "gpt"], "model_a[1] and model_b[1] are both 'gpt': a model compared with itself"),
+        ("ll", "model_a and model_b must both be lists of 2 model names; model_b is str of length 2"),
+    ],
+)
+def test_metric_rejects_bad_model_names(pairwise_metric, model_b, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        pairwise_metric.compute(predictions=["A", "B"], references=["A", "A"], model_a=["gpt"] * 2, model_b=model_b)
+
+
+def test_metric_names_the_position_of_an_unknown_label(pairwise_metric):
+    with pytest.raises(ValueError, match=re.escape("predictions[1]: unknown pairwise label 'C'")):
+        pairwise_metric.compute(predictions=["A", "C"], references=["A", "A"])
+    with pytest.raises(ValueError, match=re.escape("references[0]: unknown pairwise label 'better'")):
+        pairwise_metric.compute(predictions=["A", "unscored"], references=["better", "A"])
+
+
+def test_metric_rejects_empty_input(pairwise_metric):
+    with pytest.raises(ValueError, match="predictions is empty"):
+        pairwise_metric.compute(predictions=[], references=[])
+
+
+def test_metric_gives_no_rating_without_a_scored_comparison(pairwise_metric):
+    result = pairwise_metric.compute(
+        predictions=["unscored", ""], references=["A", "B"], model_a=["gpt"] * 2, model_b=["llama"] * 2
+    )
+    assert (result["n_scored"], result["elo_gpt"], result["bt_llama"], result["bt_gpt_upper"]) == (0, None, None, None)
+
+
+@pytest.mark.parametrize(
+    "model_a,model_b,outcome,message",
+    [
+        ("x", None, A, "model_b: expected a model name (a string), got None"),
+        ("", "y", A, "model_a: expected a model name, got the empty string"),
+        ("x", "x", A, "model 'x' is compared with itself"),
+        ("x", "y", "C", "unknown pairwise label 'C'"),
+        ("x", "y", None, "unknown pairwise label None"),
+    ],
+)
+def test_battles_reject_bad_models_and_labels(model_a, model_b, outcome, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Battle(model_a, model_b, outcome)
+
+
+def test_battles_read_labels_as_outcomes():
+    assert Battle("x", "y", "equally_bad").outcome is EB
+    assert Battle("x", "y", "tie").outcome is EG
+    assert tencent_win_rate(["A", "equally_good", "equally good", "B"]) == pytest.approx((1 + 0.5 + 0.5) / 4)
+
+
+def test_empty_or_degenerate_rating_inputs_are_clear_errors():
+    with pytest.raises(ValueError, match="no outcomes"):
+        tencent_win_rate([])
+    with pytest.raises(ValueError, match="rounds must be a positive integer, got 0"):
+        elo_ratings([Battle("x", "y", A)], rounds=0)
+    with pytest.raises(ValueError, match="bootstrap must be an integer >= 0, got -1"):
+        bradley_terry([Battle("x", "y", A)], bootstrap=-1)
+    with pytest.raises(ValueError, match=r"battles involve models not in `models`: \['y'\]"):
+        win_rate_matrix([Battle("x", "y", A)], models=["x", "z"])
+    assert elo_ratings([]) == {}
+    assert bradley_terry([], bootstrap=10).ratings == {}
+    assert majority([]) is None
+
+
+@pytest.mark.parametrize(
+    "a,b,reason",
+    [
+        (float("nan"), 6, "score of A: nan is outside [1, 10]"),
+        (9, 11, "score of B: 11 is outside [1, 10]"),
+        (0, 9, "score of A: 0 is outside [1, 10]"),
+        (None, 9, "score of A: None is not a number"),
+        (9, True, "score of B: True is not a number"),
+    ],
+)
+def test_single_scores_out_of_range_are_unscored(a, b, reason):
+    result = from_single_scores(a, b)
+    assert isinstance(result, Unscored) and result.reason == reason

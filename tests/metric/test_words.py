@@ -31,6 +31,7 @@ def released_responses(shared_data, model):
                 yield json.loads(line)["response"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["gpt4o_0806", "qwen2_7b"])
 def test_tokens_equal_nltk_word_tokenize_on_released_responses(shared_data, nltk_with_punkt_tab, model):
     responses = list(released_responses(shared_data, model))
