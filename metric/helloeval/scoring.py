@@ -135,21 +135,25 @@ def row_score(scores: Sequence[float], weights: Sequence[float]) -> float | Unsc
     return float(np.dot(np.asarray(checked, dtype=float), np.asarray(weights, dtype=float)))
 
 
-def score_matrix(verdicts: list[Sequence[float]], size: int) -> tuple[np.ndarray, list[str]]:
-    """The usable verdicts as an (n, size) array, and the unscored reasons of the others (see `checklist_scores`).
+def score_matrix(verdicts: list[Sequence[float]], size: int) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """The usable verdicts as an (n, size) array, the unscored reasons of the others (see `checklist_scores`),
+    and which of the given verdicts were usable (a boolean mask).
 
     Lists of plain floats and ints of the right length, the usual input, are range-checked all at once.
     """
     reasons: list[str] = []
+    kept = np.ones(len(verdicts), dtype=bool)
     lengths = set(map(len, verdicts))
     if not (lengths <= {size} and PLAIN_NUMBERS.issuperset(map(type, chain.from_iterable(verdicts)))):
         checked = [checklist_scores(verdict, size) for verdict in verdicts]
+        kept = np.array([not isinstance(c, Unscored) for c in checked], dtype=bool)
         reasons = [c.reason for c in checked if isinstance(c, Unscored)]
         verdicts = [c for c in checked if not isinstance(c, Unscored)]
     values = np.asarray(verdicts, dtype=float).reshape(len(verdicts), size)
     usable = ((values >= 0.0) & (values <= 1.0)).all(axis=1)  # NaN fails both comparisons
     reasons += [checklist_scores(verdicts[i], size).reason for i in np.flatnonzero(~usable).tolist()]
-    return values[usable], reasons
+    kept[np.flatnonzero(kept)[~usable]] = False
+    return values[usable], reasons, kept
 
 
 def score_rows(
@@ -165,7 +169,8 @@ def score_rows(
     candidates: dict[str, list[Sequence[float]]] = defaultdict(list)
     unscored: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
-    words: dict[str, list[int]] = defaultdict(list)
+    counts: dict[str, list[int | None]] = defaultdict(list)  # one per row, aligned with `candidates`
+    words: dict[str, list[int]] = defaultdict(list)  # of scored rows only, as upstream's compute.py counts WC
     checked: set[str] = set()
     for row in rows:
         if row.subcategory not in checked:
@@ -173,12 +178,10 @@ def score_rows(
                 raise KeyError(f"row {row.row_id}: unknown subcategory {row.subcategory!r}")
             check_weights(weights[row.subcategory], f"weights[{row.subcategory!r}]")
             checked.add(row.subcategory)
-        if row.word_count is not None:
-            if type(row.word_count) is not int or row.word_count < 0:  # the slow check only when needed
-                problem = word_count_problem(row.word_count)
-                if problem is not None:
-                    raise ValueError(f"row {row.row_id}: word_count {problem}")
-            words[row.subcategory].append(row.word_count)
+        if row.word_count is not None and (type(row.word_count) is not int or row.word_count < 0):
+            problem = word_count_problem(row.word_count)  # the slow check only when needed
+            if problem is not None:
+                raise ValueError(f"row {row.row_id}: word_count {problem}")
         verdict = row.verdict
         if type(verdict) is not list and type(verdict) is not tuple:
             verdict = checklist_scores(verdict, len(weights[row.subcategory]))
@@ -187,12 +190,14 @@ def score_rows(
             reasons[verdict.reason] += 1
         else:
             candidates[row.subcategory].append(verdict)  # checked by `score_matrix`, a subcategory at a time
+            counts[row.subcategory].append(row.word_count)
     row_scores = {}
     for sub, lists in candidates.items():
-        values, problems = score_matrix(lists, len(weights[sub]))
+        values, problems, kept = score_matrix(lists, len(weights[sub]))
         unscored[sub] += len(problems)
         reasons.update(problems)
         row_scores[sub] = values @ np.asarray(weights[sub], dtype=float)
+        words[sub] = [n for n, usable in zip(counts[sub], kept, strict=True) if usable and n is not None]
     subcategories = {
         sub: summarize([row_scores.get(sub)], unscored[sub], words.get(sub, []), rescale=False)
         for sub in sorted(set(row_scores) | set(unscored))

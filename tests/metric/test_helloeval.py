@@ -286,3 +286,15 @@ def test_scoring_rejects_bad_weights(weights, message):
 def test_scoring_rejects_negative_word_counts():
     with pytest.raises(ValueError, match="row x: word_count -1 is not a non-negative integer"):
         score_rows([JudgedRow("x", "news", [1] * 6, -1)], flat_weights(), task_of_subcategory())
+
+
+def test_word_counts_come_from_scored_rows_only_as_upstream_compute_py():
+    rows = [
+        JudgedRow("1", "news", [1] * 6, 100),
+        JudgedRow("2", "news", Unscored("no JSON"), 900),  # left out of WC, as upstream skips the row entirely
+        JudgedRow("3", "news", [2] * 6, 700),  # out of range: unscored, and its words are not counted either
+    ]
+    scores = score_rows(rows, flat_weights(), task_of_subcategory())
+    assert (scores.n_scored, scores.n_unscored) == (1, 2)
+    assert scores.subcategories["news"].mean_word_count == 100
+    assert scores.tasks["summarization"].mean_word_count == 100

@@ -282,3 +282,11 @@ def test_score_items_rejects_unknown_kinds_and_empty_subtask_counts():
 def test_completion_rate_rejects_a_non_positive_number_of_subtasks(size):
     with pytest.raises(ValueError, match=f"num_subtasks must be a positive integer, got {size}"):
         completion_rate({1: "Floor 1"}, size)
+
+
+def test_len_counts_blocks_as_upstream_splits_them_empty_pieces_included():
+    from longform_eval.metric.longgenbench.splitting import count_blocks
+
+    assert count_blocks("a #*##*# b") == 3  # upstream: len("a #*##*# b".split("#*#"))
+    assert count_blocks("#*# Week 1 #*#") == 3
+    assert count_blocks("no separator") == 1
