@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+from .atomic import write_text_atomic
 from .errors import SourceError
 from .records import read_text
 
@@ -66,4 +67,4 @@ def checked_weights(path: Path, line: int | None, subcategory: str, weights: obj
 
 def dump_weights(weights: dict[str, list[float]], path: Path) -> None:
     """Write weights in the shipped form: a Python dict literal (also valid JSON) named REGRESSION_DICT."""
-    path.write_text("REGRESSION_DICT = " + json.dumps(weights, indent=4) + "\n", encoding="utf-8")
+    write_text_atomic(path, "REGRESSION_DICT = " + json.dumps(weights, indent=4) + "\n")

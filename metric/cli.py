@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.dataset_builder.hellobench_weights import dump_weights
 
 from .helloeval.fitting import fit_report, fit_weights, read_annotations
@@ -35,7 +36,7 @@ def run_fit_weights(args: argparse.Namespace) -> int:
         raise ValueError(f"{args.annotations}: {error}") from error
     dump_weights({sub: list(fit.weights) for sub, fit in fits.items()}, args.out)
     if args.report:
-        args.report.write_text(json.dumps(fit_report(fits), indent=2) + "\n", encoding="utf-8")
+        write_text_atomic(args.report, json.dumps(fit_report(fits), indent=2) + "\n")
     table = Table("subcategory", "n", "R^2", "MSE", "weights (sum 100)")
     for sub, fit in fits.items():
         table.add_row(sub, str(fit.n), f"{fit.r2:.3f}", f"{fit.mse:.3f}", " ".join(f"{w:.2f}" for w in fit.weights))

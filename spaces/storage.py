@@ -8,6 +8,7 @@ app's threads do. A version 1 database gains the column (NULL for its old votes)
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sqlite3
 import time
@@ -17,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.spaces.fields import check_id
 
 SCHEMA_VERSION = 2
@@ -200,14 +202,13 @@ class VoteStore:
         folder.mkdir(parents=True, exist_ok=True)
         votes = [asdict(v) for v in self.votes()]
         fields = list(Vote.__dataclass_fields__)
-        with (folder / "votes.csv").open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=fields)
-            writer.writeheader()
-            writer.writerows({key: csv_cell(value) for key, value in vote.items()} for vote in votes)
-        (folder / "votes.jsonl").write_text("".join(json.dumps(v) + "\n" for v in votes), encoding="utf-8")
-        (folder / "annotations.jsonl").write_text(
-            "".join(json.dumps(a) + "\n" for a in self.annotations()), encoding="utf-8"
-        )
+        table = io.StringIO(newline="")
+        writer = csv.DictWriter(table, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows({key: csv_cell(value) for key, value in vote.items()} for vote in votes)
+        write_text_atomic(folder / "votes.csv", table.getvalue())
+        write_text_atomic(folder / "votes.jsonl", "".join(json.dumps(v) + "\n" for v in votes))
+        write_text_atomic(folder / "annotations.jsonl", "".join(json.dumps(a) + "\n" for a in self.annotations()))
         return [folder / "votes.csv", folder / "votes.jsonl", folder / "annotations.jsonl"]
 
 
