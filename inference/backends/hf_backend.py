@@ -1,37 +1,70 @@
-"""transformers `generate`: batched, left padding, chat template on or off; data parallel with accelerate.
+"""transformers generation: continuous batching on CUDA, batched static `generate` elsewhere; accelerate data parallel.
 
 Under `accelerate launch`, the runner gives each process its share of the requests (PartialState) and rank 0
 merges the records; this class only generates what it is given, on the process's device.
+
+Engines (`engine=auto|continuous|static`): `auto` uses transformers' continuous batching on CUDA when the installed
+version offers it and it can honour the generation settings (see `hf_continuous`), and static batching otherwise;
+the reason for static batching is printed, and `self.engine` says which engine ran (each Result's
+`extra["engine"]`, which the runner records in config.yaml). On CUDA the first continuous pass uses CUDA graphs
+(`cuda_graph=None`; measured 2x on decode); rows it fails are tried once more without graphs, then on the static
+path, and only a row that fails there too comes back as an error Result. `batch_size=auto` (static batching) fits
+the batch to free GPU memory; on CPU it is 4. `kv_memory` caps the continuous engine's cache (share of free memory).
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from ..config import GenerationConfig
-from .base import OnResult, Request, Result, deliver
+from .base import OnResult, Request, Result
+from .hf_batching import (
+    CPU_BATCH_SIZE,
+    MAX_AUTO_BATCH,
+    MEMORY_MARGIN,
+    RESERVE_BYTES,
+    StaticBatcher,
+    bytes_per_row,
+    fitting_batch,
+    free_bytes,
+)
+
+ENGINES = ("auto", "continuous", "static")
 
 
 class HFBackend:
     def __init__(
         self,
         model: str,
-        batch_size: int = 4,
+        batch_size: int | str = "auto",
         dtype: str = "auto",
         device: str | None = None,
         gguf_file: str | None = None,
         trust_remote_code: bool = False,
         threads: int | None = None,
+        engine: str = "auto",
+        cuda_graph: bool | None = None,
+        attn_implementation: str | None = None,
+        kv_memory: float | None = None,
     ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        if engine not in ENGINES:
+            raise ValueError(f"engine={engine!r}: choose one of {', '.join(ENGINES)}")
+        if batch_size != "auto" and int(batch_size) < 1:
+            raise ValueError(f"batch_size={batch_size!r}: a positive number or auto")
         if threads:
             torch.set_num_threads(int(threads))
         self.name = f"hf:{model}"
-        self.batch_size = int(batch_size)
+        self.batch_size: int | str = batch_size if batch_size == "auto" else int(batch_size)
+        self.engine_option = engine
+        self.cuda_graph = cuda_graph
+        self.kv_memory = kv_memory  # share of free GPU memory for the continuous engine's cache (None: its own)
+        self.engine: str | None = None  # the engine of the last generate call: continuous or static
         options: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if gguf_file:
             options["gguf_file"] = gguf_file
@@ -39,9 +72,25 @@ class HFBackend:
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         torch_dtype = getattr(torch, dtype) if dtype != "auto" else "auto"
+        if attn_implementation:
+            options["attn_implementation"] = attn_implementation
         self.model = AutoModelForCausalLM.from_pretrained(model, dtype=torch_dtype, **options)
         self.device = device or default_device()
         self.model.to(self.device).eval()
+
+    @classmethod
+    def from_loaded(cls, model: Any, tokenizer: Any, device: str, **options: Any) -> HFBackend:
+        """A backend over a model already in memory (benchmarks build random-weight models from a config)."""
+        backend = cls.__new__(cls)
+        backend.name = f"hf:{getattr(model.config, '_name_or_path', '') or type(model).__name__}"
+        size = options.get("batch_size", "auto")
+        backend.batch_size = size if size == "auto" else int(size)
+        backend.engine_option = options.get("engine", "auto")
+        backend.cuda_graph = options.get("cuda_graph")
+        backend.kv_memory = options.get("kv_memory")
+        backend.engine = None
+        backend.tokenizer, backend.model, backend.device = tokenizer, model.eval(), device
+        return backend
 
     def prompt_text(self, request: Request, config: GenerationConfig) -> str:
         if request.prompt is not None:
@@ -50,26 +99,98 @@ class HFBackend:
             return "\n\n".join(m["content"] for m in request.messages)
         return self.tokenizer.apply_chat_template(list(request.messages), tokenize=False, add_generation_prompt=True)
 
+    def token_ids(self, request: Request, config: GenerationConfig) -> list[int]:
+        text = self.prompt_text(request, config)
+        return list(self.tokenizer(text, add_special_tokens=not templated(request, config))["input_ids"])
+
+    # ----- engine choice ---------------------------------------------------------------------------------
+    def choose_engine(self, config: GenerationConfig) -> tuple[str, str]:
+        """(engine, why static) for this generation config on this device."""
+        if self.engine_option == "static":
+            return "static", "engine=static was asked for"
+        from .hf_continuous import continuous_support
+
+        why = continuous_support(self.model, config)
+        if why is None and self.engine_option == "auto" and not str(self.device).startswith("cuda"):
+            why = f"continuous batching is the default on CUDA only (device {self.device}; engine=continuous forces it)"
+        return ("static", why) if why else ("continuous", "")
+
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
-        """Batches of similar prompt length (less padding); results come back in request order."""
-        texts = {r.key: self.prompt_text(r, config) for r in requests}
-        ordered = sorted(requests, key=lambda r: len(texts[r.key]))
+        """Results come back in request order; `on_result` is called for each row as soon as it is finished."""
+        from ..progress import console
+
+        ids = {r.key: self.token_ids(r, config) for r in requests}
+        engine, why = self.choose_engine(config)
+        self.engine = engine
         done: dict[str, Result] = {}
-        for start in range(0, len(ordered), self.batch_size):
-            batch = ordered[start : start + self.batch_size]
-            for result in deliver(self.generate_batch(batch, [texts[r.key] for r in batch], config), on_result):
-                done[result.key] = result
+        todo = list(requests)
+        if engine == "continuous":
+            # CUDA graphs by default (2x on decode); rows they fail are tried again without, then static
+            graphs = [self.cuda_graph] if self.cuda_graph is not None else [True, None]
+            for cuda_graph in graphs if str(self.device).startswith("cuda") else [self.cuda_graph]:
+                for result in self.generate_continuous(todo, ids, config, on_result, cuda_graph):
+                    done[result.key] = result
+                todo = [r for r in todo if r.key not in done]
+                if not todo:
+                    break
+                console.print(f"[yellow]hf: {len(todo)} row(s) failed under continuous batching ({cuda_graph=})")
+            if todo:
+                console.print(f"[yellow]hf: retrying {len(todo)} row(s) with static batching")
+        elif why and (self.engine_option == "continuous" or str(self.device).startswith("cuda")):
+            console.print(f"[yellow]hf: static batching: {why}")
+        for result in self.generate_static(todo, ids, config, on_result):
+            done[result.key] = result
         return [done[r.key] for r in requests]
 
-    def generate_batch(self, batch: list[Request], texts: list[str], config: GenerationConfig) -> list[Result]:
+    # ----- continuous batching ---------------------------------------------------------------------------
+    def generate_continuous(self, requests, ids, config, on_result, cuda_graph: bool | None) -> list[Result]:
+        from ..progress import console
+        from .hf_continuous import ContinuousRun, engine_generation_config
+
+        generation = engine_generation_config(self.model, config, self.tokenizer)
+        start = functools.partial(self.start_manager, config=config, cuda_graph=cuda_graph)
+        run = ContinuousRun(self.tokenizer, generation, config, start)
+        results, failed = run.run({r.key: ids[r.key] for r in requests}, on_result)
+        if failed:
+            console.print(f"[yellow]hf: continuous batching failed {len(failed)} row(s), e.g. {run.errors[failed[0]]}")
+        return results
+
+    def start_manager(self, generation_config: Any, prompts: list, config: GenerationConfig, cuda_graph=None):
+        """A started continuous-batching manager (tests replace this with an engine double)."""
+        from .hf_continuous import start_manager
+
+        return start_manager(
+            self.model, generation_config, prompts, config, use_cuda_graph=cuda_graph, max_memory_percent=self.kv_memory
+        )
+
+    # ----- static batching -------------------------------------------------------------------------------
+    def generate_static(self, requests, ids, config, on_result) -> list[Result]:
+        """Batches of similar prompt length (less padding), sized by `batch_size`, halved on out-of-memory."""
+        ordered = sorted(requests, key=lambda r: len(ids[r.key]))
+        size = self.batch_size if self.batch_size != "auto" else self.auto_batch_size(config)
+        batcher = StaticBatcher(lambda batch, prompts: self.generate_batch(batch, prompts, config), size)
+        return batcher.run(ordered, ids, on_result)
+
+    def auto_batch_size(self, config: GenerationConfig):
+        """On CUDA, a function of the sorted prompt lengths left: the largest batch that fits; elsewhere 4."""
+        if not str(self.device).startswith("cuda"):
+            return CPU_BATCH_SIZE
+        dtype_bytes = self.model.dtype.itemsize
+
+        def per_row(prompt_tokens: int) -> int:
+            return bytes_per_row(self.model.config, prompt_tokens, config.max_new_tokens, dtype_bytes)
+
+        def size(lengths: Sequence[int]) -> int:
+            budget = int(free_bytes(str(self.device)) * MEMORY_MARGIN) - RESERVE_BYTES
+            return fitting_batch(per_row, lengths, max(budget, 0), MAX_AUTO_BATCH)
+
+        return size
+
+    def generate_batch(self, batch: list[Request], prompts: list[list[int]], config: GenerationConfig) -> list[Result]:
         import torch
 
         began = time.perf_counter()
-        ids = [
-            self.tokenizer(text, add_special_tokens=not templated(request, config))["input_ids"]
-            for request, text in zip(batch, texts, strict=True)
-        ]
-        encoded = self.tokenizer.pad({"input_ids": ids}, padding=True, return_tensors="pt").to(self.device)
+        encoded = self.tokenizer.pad({"input_ids": prompts}, padding=True, return_tensors="pt").to(self.device)
         if config.seed is not None:
             torch.manual_seed(config.seed)
         with torch.inference_mode():
@@ -98,6 +219,7 @@ class HFBackend:
                     prompt_tokens=int(encoded["attention_mask"][row].sum()),
                     completion_tokens=len(new),
                     seconds=seconds,
+                    extra={"engine": "static"},
                 )
             )
         return results

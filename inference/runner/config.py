@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from ..config import GenerationConfig, ModelSpec
 from .schema import SCHEMA_VERSION, config_hash
 
-IGNORED_ON_RESUME = {"package_version"}
+IGNORED_ON_RESUME = {"package_version", "engine"}
 
 
 class RunConfigMismatch(ValueError):
@@ -41,6 +41,7 @@ class RunConfig(BaseModel):
     model: ModelSpec | None = None
     imported_from: str | None = None
     generation: GenerationConfig
+    engine: str | None = None  # the generation engine the backend used (hf: continuous or static)
     judge: ModelSpec | None = None
     judge_generation: GenerationConfig
     judge_attempts: int = 1

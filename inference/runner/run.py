@@ -64,7 +64,9 @@ class Run:
     def reconcile(self, config: RunConfig, force: bool) -> RunConfig:
         path = self.folder / CONFIG_FILE
         if path.is_file():
-            changed = config.changed_fields(read_config(self.folder))
+            stored = read_config(self.folder)
+            changed = config.changed_fields(stored)
+            config.engine = config.engine or stored.get("engine")
             if changed and not force:
                 raise RunConfigMismatch(
                     f"{path}: the run was started with a different configuration ({', '.join(changed)}). "
@@ -121,6 +123,7 @@ class Run:
         identity = (self.config.model_id, self.config.generation_hash)
         mine, log, finish = shard_for_this_process(pending, self.generations, lambda r: (r.key, *identity))
         failures = 0
+        engines: set[str] = set()  # the engines that produced rows (Result.extra["engine"]), for config.yaml
         if mine:
             backend = backend_factory(self.config.model)
             with stage_progress(f"generate ({self.config.model.name})", len(mine)) as tick:
@@ -128,6 +131,7 @@ class Run:
                 def save(result: Result) -> None:
                     nonlocal failures
                     self.model_calls += 1
+                    engines.add(result.extra.get("engine", ""))
                     if result.error:
                         failures += 1
                         self.record_failure("generate", result, result.key, self.config.model.name)
@@ -140,9 +144,19 @@ class Run:
                 finally:
                     log.close()
                     self.failures.close()
+                    self.record_engine(engines)
                     backend.close()
         finish()
         return failures
+
+    def record_engine(self, engines: set[str]) -> None:
+        """config.yaml says which engine generated (hf: continuous, or static; continuous if any row was)."""
+        from ..parallel import is_main_process
+
+        engine = "continuous" if "continuous" in engines else "static" if "static" in engines else None
+        if engine and engine != self.config.engine and is_main_process():
+            self.config.engine = engine
+            self.reconcile(self.config, force=True)
 
     def generation_record(self, result: Result) -> GenerationRecord:
         request = self.benchmark.generation_request(self.by_id[result.key])

@@ -1,0 +1,264 @@
+"""The `hf` backend's engines on a tiny random Llama (CPU): continuous batching (through an engine double that
+answers like transformers' ContinuousBatchingManager), static batching with `batch_size=auto`, out-of-memory
+halving, and the retry on the static path of rows the continuous engine failed."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+import pytest
+import yaml
+
+from longform_eval.inference.backends.base import Request
+from longform_eval.inference.backends.hf_backend import HFBackend
+from longform_eval.inference.backends.hf_batching import bytes_per_row, fitting_batch
+from longform_eval.inference.cli import main
+from longform_eval.inference.config import GenerationConfig
+
+torch = pytest.importorskip("torch")
+requests_module = pytest.importorskip("transformers.generation.continuous_batching.requests")
+GenerationOutput, RequestStatus = requests_module.GenerationOutput, requests_module.RequestStatus
+
+WORDS = ["<unk>", "<s>", "</s>", "<pad>", "hello", "world", "yes", "no"]
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    """A 1-layer Llama with random weights and a word-level tokenizer (as in test_faithfulness)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(WORDS)}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Whitespace()
+    core.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>"
+    )
+    tokenizer.chat_template = "<s>{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=16384,
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=3,
+    )
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("tiny_llama_batching")
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_folder):
+    return HFBackend(str(tiny_folder), device="cpu", dtype="float32")
+
+
+class FakeManager:
+    """Answers like ContinuousBatchingManager: add_request, get_result (GenerationOutput), is_running, stop.
+
+    Rows are generated greedily one at a time with the real model; rows in `fail` come back FAILED with an error,
+    rows in `short` come back FINISHED but cut short (no EOS, under the limit), rows in `lost` never come back.
+    """
+
+    def __init__(self, model, fail=(), short=(), lost=()):
+        self.model, self.fail, self.short, self.lost = model, set(fail), set(short), set(lost)
+        self.outputs: deque = deque()
+        self.stopped = False
+
+    def add_request(self, input_ids, request_id, max_new_tokens):
+        if request_id in self.lost:
+            return request_id
+        with torch.inference_mode():
+            out = self.model.generate(
+                torch.tensor([input_ids]), max_new_tokens=max_new_tokens, do_sample=False, pad_token_id=3
+            )
+        tokens = out[0, len(input_ids) :].tolist()
+        output = GenerationOutput(request_id=request_id, prompt_ids=list(input_ids), generated_tokens=tokens)
+        output.status = RequestStatus.FINISHED
+        if request_id in self.fail:
+            output.status, output.error = RequestStatus.FAILED, "CUDA graph replay failed"
+            output.generated_tokens = []
+        if request_id in self.short:
+            output.generated_tokens = [4]  # "hello", no EOS, under max_new_tokens
+        self.outputs.append(output)
+        return request_id
+
+    def get_result(self, request_id=None, timeout=None):
+        return self.outputs.popleft() if self.outputs else None
+
+    def is_running(self):
+        return bool(self.outputs)
+
+    def stop(self, block=True, timeout=None, hard_stop=False):
+        self.stopped = True
+
+
+def use_engine_double(monkeypatch, backend, **faults):
+    managers = []
+
+    def start(generation_config, prompts, config, cuda_graph=None):
+        managers.append(FakeManager(backend.model, **faults))
+        return managers[-1]
+
+    monkeypatch.setattr(backend, "start_manager", start)
+    return managers
+
+
+def rows(n):
+    return [Request(key=f"r{i}", prompt=" ".join(["hello", "world", "yes"][: 1 + i % 3] * (1 + i))) for i in range(n)]
+
+
+CONFIG = GenerationConfig(max_new_tokens=6, temperature=0.0)
+
+
+def test_cpu_defaults_to_static_batches_of_four(tiny):
+    assert tiny.batch_size == "auto" and tiny.auto_batch_size(CONFIG) == 4
+    assert tiny.choose_engine(CONFIG)[0] == "static"
+    results = tiny.generate(rows(5), CONFIG)
+    assert [r.key for r in results] == [f"r{i}" for i in range(5)] and tiny.engine == "static"
+
+
+def test_continuous_and_static_give_the_same_rows(tiny, monkeypatch):
+    static = tiny.generate(rows(7), CONFIG)
+    managers = use_engine_double(monkeypatch, tiny)
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    seen = []
+    continuous = tiny.generate(rows(7), CONFIG, on_result=seen.append)
+    assert tiny.engine == "continuous" and managers and managers[0].stopped
+    assert sorted(r.key for r in seen) == sorted(r.key for r in static)  # each row delivered once
+    for a, b in zip(static, continuous, strict=True):
+        assert (a.key, a.text, a.finish_reason, a.prompt_tokens) == (b.key, b.text, b.finish_reason, b.prompt_tokens)
+        assert not b.error
+
+
+def test_rows_the_engine_failed_are_retried_static_and_never_recorded_partial(tiny, monkeypatch):
+    use_engine_double(monkeypatch, tiny, fail={"r1"}, short={"r3"}, lost={"r5"})
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    static_batches = []
+    original = tiny.generate_batch
+
+    def spy(batch, prompts, config):
+        static_batches.append([r.key for r in batch])
+        return original(batch, prompts, config)
+
+    monkeypatch.setattr(tiny, "generate_batch", spy)
+    seen = []
+    results = tiny.generate(rows(7), CONFIG, on_result=seen.append)
+    assert sorted(k for batch in static_batches for k in batch) == ["r1", "r3", "r5"]
+    assert sorted(r.key for r in seen) == [f"r{i}" for i in range(7)]  # once each
+    expected = {r.key: r for r in HFBackend.generate(tiny, rows(7), CONFIG.model_copy())}
+    for result in results:
+        assert not result.error
+        assert result.text == expected[result.key].text  # no row keeps the engine's partial text
+        assert result.completion_tokens >= 1
+
+
+def test_a_row_that_fails_on_both_paths_is_an_error_result(tiny, monkeypatch):
+    use_engine_double(monkeypatch, tiny, fail={"r2"})
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    original = tiny.generate_batch
+
+    def no_memory_for_r2(batch, prompts, config):
+        if any(r.key == "r2" for r in batch):
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return original(batch, prompts, config)
+
+    monkeypatch.setattr(tiny, "generate_batch", no_memory_for_r2)
+    results = {r.key: r for r in tiny.generate(rows(4), CONFIG)}
+    assert results["r2"].error.startswith("out of memory") and results["r2"].text == ""
+    assert all(not r.error for k, r in results.items() if k != "r2")
+
+
+def test_out_of_memory_halves_the_batch_without_losing_or_repeating_a_row(tiny, monkeypatch):
+    attempts = []
+    original = tiny.generate_batch
+
+    def small_batches_only(batch, prompts, config):
+        attempts.append(len(batch))
+        if len(batch) > 2:
+            raise torch.OutOfMemoryError("CUDA out of memory")
+        return original(batch, prompts, config)
+
+    monkeypatch.setattr(tiny, "generate_batch", small_batches_only)
+    monkeypatch.setattr(tiny, "batch_size", 8)
+    seen = []
+    results = tiny.generate(rows(11), CONFIG, on_result=seen.append)
+    assert sorted(r.key for r in seen) == sorted(f"r{i}" for i in range(11))
+    assert [r.key for r in results] == [f"r{i}" for i in range(11)] and not any(r.error for r in results)
+    # 8 -> 4 + 4 -> (2 + 2) + (2 + 2); the 3 rows left are batched at the halved size: 2 + 1
+    assert attempts == [8, 4, 2, 2, 4, 2, 2, 2, 1]
+
+
+def test_auto_batch_size_fits_the_kv_cache_in_the_budget():
+    from transformers import Qwen2Config
+
+    qwen7b = Qwen2Config(
+        hidden_size=3584,
+        intermediate_size=18944,
+        num_hidden_layers=28,
+        num_attention_heads=28,
+        num_key_value_heads=4,
+        vocab_size=152064,
+    )
+    kv_per_token = 2 * 28 * 4 * 128 * 2
+    assert bytes_per_row(qwen7b, 0, 1000, 2) == kv_per_token * 1000 + 152064 * 8
+
+    def per_row(n):
+        return bytes_per_row(qwen7b, n, 512, 2)
+
+    budget = 60 << 30
+    short = fitting_batch(per_row, [300] * 500, budget, 256)
+    assert short == 256
+    long = fitting_batch(per_row, [300] * 10 + [9000] * 100, budget, 256)
+    assert 1 <= long < 110 and per_row(9000) * long <= budget
+    assert fitting_batch(per_row, [200_000], budget, 256) == 1
+
+
+def test_cli_generate_with_no_options_on_cpu(tiny_folder, tmp_path, monkeypatch):
+    args = ["generate", "--benchmark", "hellobench", "--limit", "6", "--max-new-tokens", "8"]
+    out = tmp_path / "static"
+    assert main([*args, "--model", f"hf:{tiny_folder}", "--out", str(out)]) == 0
+    static = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    assert len(static) == 6 and not (out / "failures.jsonl").is_file() or not (out / "failures.jsonl").read_text()
+    assert yaml.safe_load((out / "config.yaml").read_text())["engine"] == "static"
+
+    def start(self, generation_config, prompts, config, cuda_graph=None):
+        return FakeManager(self.model)
+
+    monkeypatch.setattr(HFBackend, "start_manager", start)
+    out = tmp_path / "continuous"
+    model = ["--model", f"hf:{tiny_folder}", "--model-arg", "engine=continuous"]
+    assert main([*args, *model, "--out", str(out)]) == 0
+    continuous = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    assert yaml.safe_load((out / "config.yaml").read_text())["engine"] == "continuous"
+    assert sorted(r["sample_id"] for r in continuous) == sorted(r["sample_id"] for r in static)
+    assert sorted(continuous[0]) == sorted(static[0])  # the same record keys
+
+
+def test_stop_strings_keep_static_batching_and_say_why(tiny, monkeypatch):
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    engine, why = tiny.choose_engine(CONFIG.model_copy(update={"stop": ("world",)}))
+    assert engine == "static" and "stop" in why
+    assert tiny.choose_engine(CONFIG)[0] == "continuous"
+
+
+def test_the_installed_continuous_engine_runs_our_rows_on_cpu(tiny, monkeypatch):
+    """The real ContinuousBatchingManager of the installed transformers (no double), forced onto the CPU."""
+    config = GenerationConfig(max_new_tokens=4, temperature=0.0)
+    static = {r.key: r for r in tiny.generate(rows(2), config)}  # auto on CPU: static
+    assert tiny.engine == "static"
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    seen = []
+    results = tiny.generate(rows(2), config, on_result=seen.append)
+    assert tiny.engine == "continuous" and sorted(r.key for r in seen) == ["r0", "r1"]
+    for result in results:
+        assert not result.error and result.extra == {"engine": "continuous"}
+        assert result.text == static[result.key].text and result.finish_reason == static[result.key].finish_reason
