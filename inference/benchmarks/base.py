@@ -57,6 +57,27 @@ class PaperSettings:
     parser: str = "upstream"
 
 
+SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "seed", "chat_template")
+
+
+def sampling_config(block: Any, max_new_tokens: int, **fields: Any) -> GenerationConfig:
+    """A block of a metric's settings file (whichever of SAMPLING_FIELDS it has) as a GenerationConfig."""
+    values = {name: getattr(block, name) for name in SAMPLING_FIELDS if hasattr(block, name)}
+    return GenerationConfig(max_new_tokens=max_new_tokens, **{**values, **fields})
+
+
+def paper_settings_from(generation: Any, judge: Any, max_new_tokens: int, **generation_fields: Any) -> PaperSettings:
+    """PaperSettings from a settings file's `generation` and `judge` blocks (the judge block names its model,
+    max_tokens, attempts and parser)."""
+    return PaperSettings(
+        generation=sampling_config(generation, max_new_tokens, **generation_fields),
+        judge=sampling_config(judge, judge.max_tokens),
+        judge_model=judge.model,
+        judge_attempts=judge.attempts,
+        parser=judge.parser,
+    )
+
+
 @dataclass(frozen=True)
 class LengthTarget:
     """One output against the length its prompt asked for, counted in the benchmark's own `unit`.

@@ -15,10 +15,9 @@ from longform_eval.metric.helloeval.weights import task_of_subcategory
 from longform_eval.metric.words import word_count
 
 from ..backends.base import Request
-from ..config import GenerationConfig
 from ..report_plots import bar_plot, scatter_plot
 from ..report_tables import fmt, markdown_table
-from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection
+from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 
 
@@ -37,26 +36,8 @@ class HelloBench(Benchmark):
         settings = helloeval_settings()
         generation = settings.generation
         longest = self.config == "length_constrained_16k"
-        return PaperSettings(
-            generation=GenerationConfig(
-                max_new_tokens=generation.max_new_tokens_16k if longest else generation.max_new_tokens,
-                temperature=generation.temperature,
-                top_p=generation.top_p,
-                top_k=generation.top_k,
-                seed=generation.seed,
-                chat_template=True,
-            ),
-            judge=GenerationConfig(
-                max_new_tokens=settings.judge.max_tokens,
-                temperature=settings.judge.temperature,
-                top_p=settings.judge.top_p,
-                seed=settings.judge.seed,
-                chat_template=True,
-            ),
-            judge_model=settings.judge.model,
-            judge_attempts=settings.judge.attempts,
-            parser=settings.judge.parser,
-        )
+        tokens = generation.max_new_tokens_16k if longest else generation.max_new_tokens
+        return paper_settings_from(generation, settings.judge, tokens)
 
     def generation_request(self, row: dict[str, Any]) -> Request:
         return Request(key=row["id"], messages=({"role": "user", "content": row["instruction"]},))

@@ -23,10 +23,9 @@ from longform_eval.metric.longbench_write import (
 from longform_eval.metric.longbench_write import paper_settings as longbench_write_settings
 
 from ..backends.base import Request
-from ..config import GenerationConfig
 from ..report_plots import loglog_scatter
 from ..report_tables import fmt, markdown_table
-from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection
+from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 
 FILL_RESCUE = "missing_dimension_filled_with_3"
@@ -46,28 +45,7 @@ class LongBenchWrite(Benchmark):
 
     def paper_settings(self) -> PaperSettings:
         settings = longbench_write_settings()
-        generation, judge = settings.generation, settings.judge
-        return PaperSettings(
-            generation=GenerationConfig(
-                max_new_tokens=generation.max_new_tokens,
-                temperature=generation.temperature,
-                top_p=generation.top_p,
-                top_k=generation.top_k,
-                seed=generation.seed,
-                chat_template=generation.chat_template,
-            ),
-            judge=GenerationConfig(
-                max_new_tokens=judge.max_tokens,
-                temperature=judge.temperature,
-                top_p=judge.top_p,
-                top_k=judge.top_k,
-                seed=judge.seed,
-                chat_template=judge.chat_template,
-            ),
-            judge_model=judge.model,
-            judge_attempts=judge.attempts,
-            parser=judge.parser,
-        )
+        return paper_settings_from(settings.generation, settings.judge, settings.generation.max_new_tokens)
 
     def generation_request(self, row: dict[str, Any]) -> Request:
         return Request(key=row["id"], messages=({"role": "user", "content": row["prompt"]},))

@@ -21,10 +21,9 @@ from longform_eval.metric.longgenbench import (
 from longform_eval.metric.longgenbench.settings import paper_settings as longgenbench_settings
 
 from ..backends.base import Request
-from ..config import GenerationConfig
 from ..report_plots import line_plot
 from ..report_tables import fmt, markdown_table
-from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection
+from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 
 PER_ENTRY_WORDS = re.compile(r"(?:at least|a minimum of|between) (\d+)(?: (?:and|to) \d+)? words")
@@ -58,29 +57,9 @@ class LongGenBench(Benchmark):
 
     def paper_settings(self) -> PaperSettings:
         settings = longgenbench_settings()
-        generation, judge = settings.generation, settings.judge
-        return PaperSettings(
-            generation=GenerationConfig(
-                max_new_tokens=generation.max_new_tokens[self.setting],
-                temperature=generation.temperature,
-                top_p=generation.top_p,
-                top_k=generation.top_k,
-                seed=generation.seed,
-                stop=tuple(generation.stop),
-                chat_template=generation.chat_template,
-            ),
-            judge=GenerationConfig(
-                max_new_tokens=judge.max_tokens,
-                temperature=judge.temperature,
-                top_p=judge.top_p,
-                top_k=judge.top_k,
-                seed=judge.seed,
-                chat_template=judge.chat_template,
-            ),
-            judge_model=judge.model,
-            judge_attempts=judge.attempts,
-            parser=judge.parser,
-        )
+        generation = settings.generation
+        tokens = generation.max_new_tokens[self.setting]
+        return paper_settings_from(generation, settings.judge, tokens, stop=tuple(generation.stop))
 
     def generation_request(self, row: dict[str, Any]) -> Request:
         return Request(key=row["id"], prompt=row["prompt"])

@@ -58,3 +58,39 @@ def chat_run(limit: int, model: str, judge: str, out: str, *extra: str) -> list[
         "--out",
         out,
     ]
+
+
+TINY_WORDS = ["<unk>", "<s>", "</s>", "<pad>", "hello", "world", "yes", "no"]
+
+
+def save_tiny_llama(folder: Path, max_positions: int = 64) -> Path:
+    """A 1-layer Llama with random weights and a word-level tokenizer that adds BOS (as Llama's does) and has a
+    chat template of its own; saved to `folder` so that `hf:FOLDER` loads it like any model."""
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(TINY_WORDS)}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Whitespace()
+    core.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>"
+    )
+    tokenizer.chat_template = "<s>{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=max_positions,
+        bos_token_id=1,
+        eos_token_id=2,
+        pad_token_id=3,
+    )
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

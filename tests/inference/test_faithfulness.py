@@ -16,39 +16,13 @@ from longform_eval.inference.cli import main
 from longform_eval.inference.config import GenerationConfig
 from longform_eval.inference.runner import Run
 
-from .conftest import chat_run, write_replay
+from .conftest import chat_run, save_tiny_llama, write_replay
 
 
 @pytest.fixture(scope="module")
 def tiny_llama(tmp_path_factory):
     """A 1-layer Llama with random weights and a word-level tokenizer that adds BOS, as Llama's does."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    vocab = {w: i for i, w in enumerate(["<unk>", "<s>", "</s>", "<pad>", "hello", "world", "yes", "no"])}
-    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.Whitespace()
-    core.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>"
-    )
-    tokenizer.chat_template = "<s>{% for m in messages %}{{ m['content'] }} {% endfor %}"
-    config = LlamaConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-        bos_token_id=1,
-        eos_token_id=2,
-        pad_token_id=3,
-    )
-    folder = tmp_path_factory.mktemp("tiny_llama")
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return HFBackend(str(folder), device="cpu", dtype="float32")
+    return HFBackend(str(save_tiny_llama(tmp_path_factory.mktemp("tiny_llama"))), device="cpu", dtype="float32")
 
 
 def test_a_raw_prompt_gets_bos_and_chat_templated_text_no_second_one(tiny_llama):

@@ -16,44 +16,16 @@ from longform_eval.inference.backends.hf_batching import bytes_per_row, fitting_
 from longform_eval.inference.cli import main
 from longform_eval.inference.config import GenerationConfig
 
+from .conftest import save_tiny_llama
+
 torch = pytest.importorskip("torch")
 requests_module = pytest.importorskip("transformers.generation.continuous_batching.requests")
 GenerationOutput, RequestStatus = requests_module.GenerationOutput, requests_module.RequestStatus
 
-WORDS = ["<unk>", "<s>", "</s>", "<pad>", "hello", "world", "yes", "no"]
-
 
 @pytest.fixture(scope="module")
 def tiny_folder(tmp_path_factory):
-    """A 1-layer Llama with random weights and a word-level tokenizer (as in test_faithfulness)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    vocab = {w: i for i, w in enumerate(WORDS)}
-    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.Whitespace()
-    core.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=core, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>"
-    )
-    tokenizer.chat_template = "<s>{% for m in messages %}{{ m['content'] }} {% endfor %}"
-    config = LlamaConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=16384,
-        bos_token_id=1,
-        eos_token_id=2,
-        pad_token_id=3,
-    )
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("tiny_llama_batching")
-    LlamaForCausalLM(config).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_llama(tmp_path_factory.mktemp("tiny_llama_batching"), max_positions=16384)
 
 
 @pytest.fixture(scope="module")
