@@ -8,33 +8,17 @@ import functools
 from pydantic import BaseModel, ConfigDict
 
 from ..package_yaml import read_package_yaml
+from ..settings_blocks import JudgeSettings as SharedJudgeSettings
+from ..settings_blocks import SamplingSettings
 
 SETTINGS_FILE = "longbench_write.yaml"
 
 
-class GenerationSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    chat_template: bool
-    temperature: float
-    top_p: float | None
-    top_k: int | None
-    seed: int | None
+class GenerationSettings(SamplingSettings):
     max_new_tokens: int
 
 
-class JudgeSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    model: str
-    chat_template: bool
-    temperature: float
-    top_p: float | None
-    top_k: int | None
-    max_tokens: int
-    seed: int | None
-    attempts: int
-    parser: str
+class JudgeSettings(SharedJudgeSettings):
     missing_dimension_fill: float
 
 

@@ -7,34 +7,14 @@ import functools
 from pydantic import BaseModel, ConfigDict
 
 from ..package_yaml import read_package_yaml
+from ..settings_blocks import JudgeSettings, SamplingSettings
 
 SETTINGS_FILE = "longgenbench.yaml"
 
 
-class GenerationSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    chat_template: bool
-    temperature: float
-    top_p: float | None
-    top_k: int | None
-    seed: int | None
+class GenerationSettings(SamplingSettings):
     max_new_tokens: dict[str, int]  # per setting: short, long
     stop: list[str]
-
-
-class JudgeSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    model: str
-    chat_template: bool
-    temperature: float
-    top_p: float | None
-    top_k: int | None
-    max_tokens: int
-    seed: int | None
-    attempts: int
-    parser: str
 
 
 class PaperSettings(BaseModel):
