@@ -6,18 +6,14 @@ import re
 from typing import Literal
 
 from ..unscored import Unscored
+from .settings import paper_settings
 
 VerdictRule = Literal["paper", "strict"]
 VERDICT_RULES = ("paper", "strict")
-# Paper judge: Llama-3.1-8B-Instruct, raw prompt (no chat template).
-JUDGE_SETTINGS = {
-    "model": "meta-llama/Llama-3.1-8B-Instruct",
-    "temperature": 0.95,
-    "top_p": 0.95,
-    "max_tokens": 50,
-    "seed": 42,
-    "chat_template": False,
-}
+# The paper's judge call, as `longgenbench.yaml` states it (the one place the settings live).
+JUDGE_SETTINGS = paper_settings().judge.model_dump(
+    include={"model", "temperature", "top_p", "max_tokens", "seed", "chat_template"}
+)
 LEADING_WORD = re.compile(r"^[\s\"'`*_#>.:(\[-]*([a-zA-Z]+)")
 
 
