@@ -70,6 +70,12 @@ def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = Fals
         "--parser",
         help="judge output parser (default: the paper's, e.g. upstream; variants per benchmark: lenient, strict, ...)",
     )
+    parser.add_argument(
+        "--constrained-judge",
+        choices=["on", "off"],
+        help="constrain judge replies to the benchmark's JSON schema (default: on for local:, off otherwise; "
+        "on is a deviation from the paper)",
+    )
     parser.add_argument("--no-strip-think", action="store_true", help="keep <think>...</think> when judging")
 
 
@@ -99,6 +105,13 @@ def checked_parser(benchmark: Benchmark, name: str | None) -> str:
     if parser not in benchmark.parsers:
         raise ValueError(f"--parser {parser!r}: {benchmark.name} has {', '.join(benchmark.parsers)}")
     return parser
+
+
+def constrained_judge(args: argparse.Namespace, judge: ModelSpec | None) -> bool:
+    """On by default for the embedded judge, which cannot follow the paper's free-text format reliably."""
+    if args.constrained_judge:
+        return args.constrained_judge == "on"
+    return judge is not None and judge.backend == "local"
 
 
 def capped(default: int, limit: str, demo: bool) -> int | None:
@@ -152,9 +165,10 @@ def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> R
         },
         model=model_spec(args),
         generation=generation_settings(args, paper.generation, demo),
-        judge=judge_spec(args, DEFAULT_MODEL if demo else None),
+        judge=(judge := judge_spec(args, DEFAULT_MODEL if demo else None)),
         judge_generation=judge_settings(args, paper.judge, demo),
         judge_attempts=args.judge_attempts or (1 if demo else paper.judge_attempts),
+        constrained_judge=constrained_judge(args, judge),
         parser=checked_parser(benchmark, args.parser),
         strip_think=not args.no_strip_think,
     )

@@ -16,6 +16,7 @@ from .cli_args import (
     add_selection_arguments,
     build_config,
     checked_parser,
+    constrained_judge,
     judge_spec,
     options_from,
 )
@@ -171,6 +172,8 @@ def judge_changes(args: argparse.Namespace) -> dict[str, Any]:
     changes: dict[str, Any] = {}
     if args.judge:
         changes["judge"] = judge_spec(args, None).model_dump(mode="json")
+    if args.judge or args.constrained_judge:
+        changes["constrained_judge"] = constrained_judge(args, judge_spec(args, None) or stored.judge)
     if args.judge_max_new_tokens:
         update = {"max_new_tokens": args.judge_max_new_tokens}
         changes["judge_generation"] = stored.judge_generation.model_copy(update=update).model_dump(mode="json")

@@ -1,4 +1,4 @@
-"""Backends by name, imported lazily: `hf`, `local`, `openai`, `vllm`, `replay`."""
+"""Backends by name, imported lazily: `hf`, `local`, `ort`, `openai`, `vllm`, `replay`."""
 
 from __future__ import annotations
 
@@ -11,11 +11,23 @@ from .base import Backend, Request, Result
 BACKENDS = {
     "hf": ("hf_backend", "HFBackend", "hf"),
     "local": ("local", "LocalBackend", "local"),
+    "ort": ("ort_backend", "OrtGenAIBackend", "local"),
     "openai": ("openai_backend", "OpenAIBackend", "openai"),
     "vllm": ("vllm_backend", "VLLMBackend", "vllm"),
     "replay": ("replay", "ReplayBackend", None),
 }
-HEAVY_MODULES = {"torch", "transformers", "accelerate", "gguf", "vllm", "openai", "httpx"}
+HEAVY_MODULES = {
+    "torch",
+    "transformers",
+    "accelerate",
+    "gguf",
+    "vllm",
+    "openai",
+    "httpx",
+    "onnxruntime_genai",
+    "onnx",
+    "xgrammar",
+}
 
 
 class MissingExtraError(ImportError):

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..config import GenerationConfig
 
 
 @dataclass(frozen=True)
 class Request:
-    """One generation: chat `messages` or a raw `prompt` (exactly one of them)."""
+    """One generation: chat `messages` or a raw `prompt` (exactly one of them).
+
+    `json_schema`, when set, constrains the output to JSON valid under that schema (backends that cannot honour
+    it refuse the request rather than ignore it).
+    """
 
     key: str
     messages: tuple[dict[str, str], ...] | None = None
     prompt: str | None = None
+    json_schema: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if (self.messages is None) == (self.prompt is None):

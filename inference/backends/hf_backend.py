@@ -65,6 +65,7 @@ class HFBackend:
         self.cuda_graph = cuda_graph
         self.kv_memory = kv_memory  # share of free GPU memory for the continuous engine's cache (None: its own)
         self.engine: str | None = None  # the engine of the last generate call: continuous or static
+        self.grammar = None  # a GrammarCompiler, made on the first request that carries a JSON schema
         options: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if gguf_file:
             options["gguf_file"] = gguf_file
@@ -89,18 +90,12 @@ class HFBackend:
         backend.cuda_graph = options.get("cuda_graph")
         backend.kv_memory = options.get("kv_memory")
         backend.engine = None
+        backend.grammar = None
         backend.tokenizer, backend.model, backend.device = tokenizer, model.eval(), device
         return backend
 
-    def prompt_text(self, request: Request, config: GenerationConfig) -> str:
-        if request.prompt is not None:
-            return request.prompt
-        if not config.chat_template:
-            return "\n\n".join(m["content"] for m in request.messages)
-        return self.tokenizer.apply_chat_template(list(request.messages), tokenize=False, add_generation_prompt=True)
-
     def token_ids(self, request: Request, config: GenerationConfig) -> list[int]:
-        text = self.prompt_text(request, config)
+        text = prompt_text(self.tokenizer, request, config)
         return list(self.tokenizer(text, add_special_tokens=not templated(request, config))["input_ids"])
 
     # ----- engine choice ---------------------------------------------------------------------------------
@@ -121,6 +116,8 @@ class HFBackend:
 
         ids = {r.key: self.token_ids(r, config) for r in requests}
         engine, why = self.choose_engine(config)
+        if engine == "continuous" and any(r.json_schema is not None for r in requests):
+            engine, why = "static", "a JSON schema constrains the output (a logits processor: static batching only)"
         self.engine = engine
         done: dict[str, Result] = {}
         todo = list(requests)
@@ -201,6 +198,7 @@ class HFBackend:
                 stop_strings=list(config.stop) or None,
                 tokenizer=self.tokenizer,
                 pad_token_id=self.tokenizer.pad_token_id,
+                logits_processor=self.schema_processors(batch),
             )
         seconds = (time.perf_counter() - began) / len(batch)
         prompt_length = encoded["input_ids"].shape[1]
@@ -224,8 +222,30 @@ class HFBackend:
             )
         return results
 
+    def schema_processors(self, batch: list[Request]) -> list | None:
+        """A grammar mask per row when any request of the batch carries a JSON schema."""
+        if all(r.json_schema is None for r in batch):
+            return None
+        from transformers import LogitsProcessorList
+
+        from .hf_grammar import GrammarCompiler
+
+        if self.grammar is None:
+            self.grammar = GrammarCompiler(self.tokenizer, self.model.config.vocab_size)
+        eos = self.model.generation_config.eos_token_id
+        eos_ids = eos if isinstance(eos, list) else [eos if eos is not None else self.tokenizer.eos_token_id]
+        return LogitsProcessorList([self.grammar.processor([r.json_schema for r in batch], eos_ids)])
+
     def close(self) -> None:
         self.model = None
+
+
+def prompt_text(tokenizer: Any, request: Request, config: GenerationConfig) -> str:
+    if request.prompt is not None:
+        return request.prompt
+    if not config.chat_template:
+        return "\n\n".join(m["content"] for m in request.messages)
+    return tokenizer.apply_chat_template(list(request.messages), tokenize=False, add_generation_prompt=True)
 
 
 def templated(request: Request, config: GenerationConfig) -> bool:

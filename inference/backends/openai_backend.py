@@ -50,6 +50,17 @@ def reply_text(response, chat: bool, accept_empty: bool) -> tuple[str, object]:
     return text, choice
 
 
+def response_format(schema: dict) -> dict:
+    """OpenAI's structured-output request (vLLM's server takes it on both endpoints; OpenAI's own API needs an
+    object at the schema's root)."""
+    return {"type": "json_schema", "json_schema": {"name": "judgement", "schema": schema, "strict": True}}
+
+
+def raw_response_format(schema: dict) -> dict:
+    """The same for `/v1/completions`, where vLLM reads `response_format` and older vLLM servers `guided_json`."""
+    return {"response_format": response_format(schema), "guided_json": schema}
+
+
 def retry_after_seconds(headers) -> float | None:
     value = headers.get("retry-after") if headers is not None else None
     if value is None:
@@ -184,8 +195,12 @@ class OpenAIBackend:
         if config.stop:
             common["stop"] = list(config.stop)
         if request.messages is not None:
+            if request.json_schema is not None:
+                common["response_format"] = response_format(request.json_schema)
             response = await client.chat.completions.create(messages=list(request.messages), **common)
         else:
+            if request.json_schema is not None:  # not in OpenAI's completions API; vLLM's server takes it
+                common["extra_body"] = {**common.get("extra_body", {}), **raw_response_format(request.json_schema)}
             response = await client.completions.create(prompt=request.prompt, **common)
         text, choice = reply_text(response, request.messages is not None, self.accept_empty)
         usage = getattr(response, "usage", None)

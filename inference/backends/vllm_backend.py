@@ -9,6 +9,7 @@ for one model over several GPUs use `tensor_parallel_size` in a plain (not accel
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from collections.abc import Sequence
@@ -82,6 +83,18 @@ class VLLMBackend:
                 setattr(defaults, key, value)
         return defaults
 
+    def constrained(self, params, schema: dict | None):
+        """The sampling parameters of one request: its JSON schema through vLLM's structured outputs."""
+        if schema is None:
+            return params
+        own = params.clone() if hasattr(params, "clone") else copy.deepcopy(params)
+        sampling = self.vllm.sampling_params
+        if hasattr(sampling, "StructuredOutputsParams"):  # vLLM >= 0.10.2
+            own.structured_outputs = sampling.StructuredOutputsParams(json=schema, disable_any_whitespace=True)
+        else:
+            own.guided_decoding = sampling.GuidedDecodingParams(json=schema)
+        return own
+
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
         params = self.sampling(config)
         results = []
@@ -96,13 +109,15 @@ class VLLMBackend:
         raws = [r for r in requests if not (r.messages is not None and config.chat_template)]
         outputs = {}
         if chats:
-            for request, output in zip(chats, self.llm.chat([list(r.messages) for r in chats], params), strict=True):
+            per_chat = [self.constrained(params, r.json_schema) for r in chats]
+            for request, output in zip(chats, self.llm.chat([list(r.messages) for r in chats], per_chat), strict=True):
                 outputs[request.key] = output
         if raws:
             prompts = [
                 r.prompt if r.prompt is not None else "\n\n".join(m["content"] for m in r.messages) for r in raws
             ]
-            for request, output in zip(raws, self.llm.generate(prompts, params), strict=True):
+            per_raw = [self.constrained(params, r.json_schema) for r in raws]
+            for request, output in zip(raws, self.llm.generate(prompts, per_raw), strict=True):
                 outputs[request.key] = output
         seconds = (time.perf_counter() - began) / max(1, len(requests))
         return [self.result(request, outputs[request.key], seconds) for request in requests]

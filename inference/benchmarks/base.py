@@ -32,12 +32,13 @@ def strip_think(text: str) -> tuple[str, bool]:
 
 @dataclass(frozen=True)
 class JudgeCall:
-    """One judge request and what it is about."""
+    """One judge request, what it is about, and the JSON schema its answer must follow when judging is constrained."""
 
     key: str
     sample_id: str
     request: Request
     meta: dict[str, Any] = field(default_factory=dict)
+    schema: dict[str, Any] | None = None
 
 
 class BenchmarkArgs(BaseModel):

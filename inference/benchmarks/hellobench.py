@@ -8,7 +8,7 @@ from typing import Any
 from longform_eval.dataset_builder.hellobench import LENGTHS, TASKS
 from longform_eval.metric import Unscored
 from longform_eval.metric.helloeval import build_judge_request
-from longform_eval.metric.helloeval.parser import parse_verdict
+from longform_eval.metric.helloeval.parser import parse_verdict, verdict_schema
 from longform_eval.metric.helloeval.scoring import JudgedRow, row_score, score_rows
 from longform_eval.metric.helloeval.settings import paper_settings as helloeval_settings
 from longform_eval.metric.helloeval.weights import task_of_subcategory
@@ -45,7 +45,8 @@ class HelloBench(Benchmark):
     def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
         judged = build_judge_request(row, response)
         request = Request(key=row["id"], messages=tuple(judged.messages))
-        return [JudgeCall(row["id"], row["id"], request, {"truncated_input": judged.truncated})]
+        schema = verdict_schema(row["num_checklist"])
+        return [JudgeCall(row["id"], row["id"], request, {"truncated_input": judged.truncated}, schema)]
 
     def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
         parsed = parse_verdict(completion, row["num_checklist"], rule=parser)

@@ -21,6 +21,7 @@ from longform_eval.metric.longbench_write import (
     score_items,
 )
 from longform_eval.metric.longbench_write import paper_settings as longbench_write_settings
+from longform_eval.metric.longbench_write.judge import judgement_schema
 
 from ..backends.base import Request
 from ..report_plots import loglog_scatter
@@ -53,7 +54,12 @@ class LongBenchWrite(Benchmark):
     def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
         prompt = judge_prompt(row["prompt"], response)
         return [
-            JudgeCall(row["id"], row["id"], Request(key=row["id"], messages=({"role": "user", "content": prompt},)))
+            JudgeCall(
+                row["id"],
+                row["id"],
+                Request(key=row["id"], messages=({"role": "user", "content": prompt},)),
+                schema=judgement_schema(),
+            )
         ]
 
     def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:

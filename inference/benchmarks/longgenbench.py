@@ -18,6 +18,7 @@ from longform_eval.metric.longgenbench import (
     score_items,
     split_subtasks,
 )
+from longform_eval.metric.longgenbench.judge import YES_NO_SCHEMA
 from longform_eval.metric.longgenbench.settings import paper_settings as longgenbench_settings
 
 from ..backends.base import Request
@@ -75,6 +76,7 @@ class LongGenBench(Benchmark):
                 row["id"],
                 Request(key=f"{row['id']}#{m.index}", prompt=judge_prompt(m.block, m.description)),
                 {"check": m.index, "kind": m.kind, "subtask": m.subtask},
+                YES_NO_SCHEMA,
             )
             for m in matched
             if m.block is not None

@@ -45,6 +45,7 @@ class RunConfig(BaseModel):
     judge: ModelSpec | None = None
     judge_generation: GenerationConfig
     judge_attempts: int = 1
+    constrained_judge: bool = False  # judge replies constrained to the benchmark's JSON schema
     parser: str = "upstream"
     strip_think: bool = True
     package_version: str = ""
@@ -62,7 +63,8 @@ class RunConfig(BaseModel):
     @property
     def judge_hash(self) -> str:
         """Judgements made with other sampling, another parser or other think handling are other records."""
-        return config_hash(self.judge_generation.model_dump(mode="json"), self.parser, self.strip_think)
+        parts = [self.judge_generation.model_dump(mode="json"), self.parser, self.strip_think]
+        return config_hash(*parts, *(["constrained"] if self.constrained_judge else []))
 
     def changed_fields(self, stored: dict[str, Any]) -> list[str]:
         new = self.model_dump(mode="json")

@@ -6,6 +6,7 @@ A failed call (the server, not the judge's answer) is logged and left pending; i
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from longform_eval.metric import Unscored
@@ -36,7 +37,9 @@ class JudgeRounds:
         self.unscored = 0
 
     def requests(self) -> list[Request]:
-        return [call.request for call in self.todo.values()]
+        if not self.run.config.constrained_judge:
+            return [call.request for call in self.todo.values()]
+        return [replace(call.request, json_schema=call.schema) for call in self.todo.values()]
 
     def finish_attempt(self) -> None:
         """What did not parse goes to the next attempt."""

@@ -64,6 +64,8 @@ def deviations(run: Run) -> list[str]:
         found.append(f"judge model = {config.judge.name} (paper: {paper.judge_model})")
     if config.judge_attempts != paper.judge_attempts:
         found.append(f"judge attempts = {config.judge_attempts} (paper: {paper.judge_attempts})")
+    if config.constrained_judge:
+        found.append("judge output constrained to a JSON schema (paper: free text)")
     if config.parser != paper.parser:
         found.append(f"judge output parser = {config.parser} (paper: {paper.parser})")
     return found

@@ -27,6 +27,28 @@ SCORE_PAIR = re.compile(r"""["']evaluation_score["']\s*:\s*["']?([^,"'}\s]*)""")
 
 
 PARSER_RULES = ("upstream", "lenient")
+SCORE_LEVELS = (0, 0.25, 0.5, 0.75, 1)
+REASON_CHARS = 160
+NO_QUOTE_OR_BACKSLASH = r'^[^"\\]*$'  # upstream drops every backslash before json.loads: an escape would break it
+
+
+def verdict_schema(num_checklist: int, reason_chars: int = REASON_CHARS) -> dict[str, Any]:
+    """The paper's reply form as a JSON schema: exactly `num_checklist` objects, each score one of the five levels.
+
+    The reason is kept short (constrained judging is for small, slow judges) and free of quotes and backslashes,
+    so that the upstream parser reads every reply the schema allows.
+    """
+    item = {
+        "type": "object",
+        "properties": {
+            "checklist_id": {"type": "integer"},
+            "reason": {"type": "string", "maxLength": reason_chars, "pattern": NO_QUOTE_OR_BACKSLASH},
+            SCORE_KEY: {"enum": list(SCORE_LEVELS)},
+        },
+        "required": ["checklist_id", "reason", SCORE_KEY],
+        "additionalProperties": False,
+    }
+    return {"type": "array", "items": item, "minItems": num_checklist, "maxItems": num_checklist}
 
 
 @dataclass(frozen=True)

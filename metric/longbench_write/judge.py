@@ -28,6 +28,15 @@ JSON_FENCE = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
 MAX_COMPLETION_CHARS = 200_000
 
 
+def judgement_schema() -> dict:
+    """Constrained judging: the JSON object the prompt asks for, each dimension an integer in the score range."""
+    settings = paper_settings()
+    low, high = (int(bound) for bound in settings.score_range)
+    score = {"type": "integer", "minimum": low, "maximum": high}
+    properties = {"Analysis": {"type": "string", "maxLength": 400}} | {d: score for d in settings.dimensions}
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
 def judge_prompt(instruction: str, response: str, template: str | None = None) -> str:
     """The judge prompt for one (request, response): `$INST$` replaced first, then `$RESPONSE$`, as upstream."""
     template = paper_settings().prompt if template is None else template

@@ -14,6 +14,7 @@ VERDICT_RULES = ("paper", "strict")
 JUDGE_SETTINGS = paper_settings().judge.model_dump(
     include={"model", "temperature", "top_p", "max_tokens", "seed", "chat_template"}
 )
+YES_NO_SCHEMA = {"type": "string", "enum": ["yes", "no"]}  # constrained judging: the reply is "yes" or "no"
 LEADING_WORD = re.compile(r"^[\s\"'`*_#>.:(\[-]*([a-zA-Z]+)")
 
 

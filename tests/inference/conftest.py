@@ -63,14 +63,15 @@ def chat_run(limit: int, model: str, judge: str, out: str, *extra: str) -> list[
 TINY_WORDS = ["<unk>", "<s>", "</s>", "<pad>", "hello", "world", "yes", "no"]
 
 
-def save_tiny_llama(folder: Path, max_positions: int = 64) -> Path:
+def save_tiny_llama(folder: Path, max_positions: int = 64, extra_words: tuple[str, ...] = ()) -> Path:
     """A 1-layer Llama with random weights and a word-level tokenizer that adds BOS (as Llama's does) and has a
-    chat template of its own; saved to `folder` so that `hf:FOLDER` loads it like any model."""
+    chat template of its own; saved to `folder` so that `hf:FOLDER` loads it like any model. `extra_words` extend
+    the vocabulary (e.g. JSON punctuation for constrained decoding)."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    vocab = {w: i for i, w in enumerate(TINY_WORDS)}
+    vocab = {w: i for i, w in enumerate(TINY_WORDS + list(extra_words))}
     core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     core.pre_tokenizer = pre_tokenizers.Whitespace()
     core.post_processor = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 1)])

@@ -35,6 +35,7 @@ class FaultServer:
         self.fail_with: str | None = None
         self.seen: Counter[str] = Counter()
         self.authorizations: set[str] = set()
+        self.bodies: list[dict] = []  # every request body, as received
         self.lock = threading.Lock()
         self.in_flight = 0
         self.max_in_flight = 0
@@ -50,6 +51,7 @@ class FaultServer:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.authorizations.add(self.headers.get("Authorization", ""))
+                server.bodies.append(body)
                 prompt = body.get("prompt") or "\n".join(m["content"] for m in body.get("messages", []))
                 with server.lock:
                     server.in_flight += 1
