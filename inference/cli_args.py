@@ -44,7 +44,8 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--shortest",
         action="store_true",
-        help="with --per-group/--limit: take the shortest prompts instead of the first ones (the embedded demo does)",
+        help="with --per-group/--limit: take the rows quickest to evaluate first (shortest prompt; LongGenBench: "
+        "earliest check, so that a short output is scored) instead of the first ones (the embedded demo does)",
     )
 
 

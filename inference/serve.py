@@ -1,7 +1,8 @@
 """`longform-eval serve BACKEND:MODEL`: an OpenAI-compatible HTTP server over any backend.
 
 Serves `POST /v1/chat/completions`, `POST /v1/completions` and `GET /v1/models` on loopback by default, one
-request at a time (local models are not thread-safe). Use it to share the embedded model with the Space or any
+request at a time (local models are not thread-safe). A `response_format` JSON schema is passed on to the backend
+(constrained decoding where the backend has it). Use it to share the embedded model with the Space or any
 OpenAI client, and to test the `openai` backend against a real model server.
 """
 
@@ -29,6 +30,14 @@ def generation_config(body: dict[str, Any], chat: bool) -> GenerationConfig:
         stop=(stop,) if isinstance(stop, str) else tuple(stop),
         chat_template=chat,
     )
+
+
+def requested_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema of `response_format` (OpenAI's structured outputs) or vLLM's `guided_json`, if any."""
+    form = body.get("response_format") or {}
+    if form.get("type") == "json_schema":
+        return form["json_schema"]["schema"]
+    return body.get("guided_json")
 
 
 class ModelServer:
@@ -73,12 +82,12 @@ class ModelServer:
         self.url = f"http://{host}:{self.httpd.server_address[1]}/v1"
 
     def complete(self, body: dict[str, Any], chat: bool) -> dict[str, Any]:
+        schema = requested_schema(body)
         if chat:
-            request = Request(
-                key="r", messages=tuple({"role": m["role"], "content": m["content"]} for m in body["messages"])
-            )
+            messages = tuple({"role": m["role"], "content": m["content"]} for m in body["messages"])
+            request = Request(key="r", messages=messages, json_schema=schema)
         else:
-            request = Request(key="r", prompt=str(body["prompt"]))
+            request = Request(key="r", prompt=str(body["prompt"]), json_schema=schema)
         with self.lock:
             (result,) = self.backend.generate([request], generation_config(body, chat))
         usage = {

@@ -10,6 +10,7 @@ its token limit).
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,8 +31,8 @@ class OrtGenAIBackend:
         self.og = og
         self.name = f"ort:{model}"
         config = og.Config(model)
-        if threads:
-            config.overlay(json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}}}))
+        threads = threads or usable_cores()  # its own default used one of the two cores here
+        config.overlay(json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}}}))
         self.model = og.Model(config)
         self.tokenizer = AutoTokenizer.from_pretrained(model)
         self.context_length = json.loads((Path(model) / "genai_config.json").read_text())["model"]["context_length"]
@@ -80,6 +81,10 @@ class OrtGenAIBackend:
 
     def close(self) -> None:
         self.model = None
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def search_options(config: GenerationConfig, max_length: int) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from .base import Benchmark
 
 @dataclass
 class Selection:
-    """Optional groups (values of the benchmark's group or subgroup fields), shortest first, N per group, N."""
+    """Optional groups (values of the benchmark's group or subgroup fields), quickest first, N per group, N."""
 
     limit: int | None = None
     per_group: int | None = None
@@ -25,7 +25,7 @@ class Selection:
         if self.groups:
             rows = [r for r in rows if any(r.get(f) in self.groups for f in fields)]
         if self.shortest:
-            rows = sorted(rows, key=lambda r: len(r[benchmark.text_field]))
+            rows = sorted(rows, key=benchmark.quick_order)
         if self.per_group:
             counts: dict[Any, int] = defaultdict(int)
             kept = []

