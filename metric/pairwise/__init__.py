@@ -1,4 +1,7 @@
-"""Pairwise human-aligned evaluation: outcomes, win rates, evaluator QC, agreement, Elo and Bradley-Terry."""
+"""Pairwise human-aligned evaluation: outcomes, win rates, evaluator QC, agreement, Elo and Bradley-Terry.
+
+Also the length-controlled win rate (AlpacaEval 2.0) and style-controlled Bradley-Terry (arena-hard-auto).
+"""
 
 from .annotators import (
     AnnotatorQC,
@@ -11,8 +14,10 @@ from .annotators import (
     z_scores,
 )
 from .judge import load_pairwise_prompt, pairwise_messages, parse_pairwise_verdict
+from .length_control import LengthControlledWinRate, instruction_difficulty, length_controlled_win_rates
 from .outcomes import Battle, Outcome, as_outcome, combine_orders, flip_rate, from_single_scores, swap
 from .ratings import BradleyTerry, bradley_terry, elo_ratings, elo_win_probability, predicted_win_rates
+from .style_control import StyleControlledBT, StyleFeatures, style_controlled_bradley_terry, style_features
 from .winrate import tencent_win_rate, win_rate_matrix
 
 __all__ = [
@@ -41,4 +46,11 @@ __all__ = [
     "three_label_agreement",
     "win_rate_matrix",
     "z_scores",
+    "LengthControlledWinRate",
+    "StyleControlledBT",
+    "StyleFeatures",
+    "instruction_difficulty",
+    "length_controlled_win_rates",
+    "style_controlled_bradley_terry",
+    "style_features",
 ]

@@ -32,9 +32,18 @@ def elo_win_probability(rating_i: float, rating_j: float) -> float:
 
 
 def elo_ratings(
-    battles: Sequence[Battle], k: float = 4.0, initial: float = 1000.0, rounds: int = 20, seed: int = 0
+    battles: Sequence[Battle],
+    k: float = 4.0,
+    initial: float = 1000.0,
+    rounds: int = 20,
+    seed: int = 0,
+    shuffle: bool = True,
 ) -> dict[str, float]:
-    """Online Elo over the battles in random order, averaged over `rounds` seeded shuffles (no battles: {})."""
+    """Online Elo over the battles in random order, averaged over `rounds` seeded shuffles (no battles: {}).
+
+    `shuffle=False` runs the battles in the order given (as FastChat's `compute_elo` does); every round is then
+    the same, so use `rounds=1`.
+    """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
     if not math.isfinite(k) or k <= 0:
@@ -45,7 +54,7 @@ def elo_ratings(
     total = np.zeros(len(models))
     for _ in range(rounds):
         ratings = [initial] * len(models)
-        for t in rng.permutation(len(battles)).tolist():
+        for t in rng.permutation(len(battles)).tolist() if shuffle else range(len(battles)):
             i, j = a[t], b[t]
             expected = 1.0 / (1.0 + 10.0 ** ((ratings[j] - ratings[i]) / ELO_SCALE))
             delta = k * (s[t] - expected)
