@@ -2,6 +2,7 @@
 
     python bench/cpu_runtimes.py                      # every candidate, each in its own process
     python bench/cpu_runtimes.py --only onnx-int4     # one
+    python bench/cpu_runtimes.py --only onnx-int4 --gguf qwen2.5-coder-1.5b-instruct.gguf   # another GGUF
 
 Each candidate runs in a fresh child process (load time and peak RSS are its own) and reports: load seconds
 (the one-time conversions are done before and timed apart), prefill tokens/s (time to the first new token on a
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -22,6 +24,7 @@ import time
 from pathlib import Path
 
 DECODE_TOKENS = 128
+GGUF_ENV = "LONGFORM_EVAL_BENCH_GGUF"
 CANDIDATES = (
     "transformers-fp32",
     "transformers-bf16",
@@ -70,13 +73,18 @@ class Timed:
         self.load, self.prefill, self.decode = load, prefill, decode
 
 
+def model_gguf() -> Path:
+    """The GGUF measured: `--gguf` (passed to the children in LONGFORM_EVAL_BENCH_GGUF), else the embedded one."""
+    from longform_eval.inference.backends.local import assemble_gguf
+
+    return Path(os.environ[GGUF_ENV]) if os.environ.get(GGUF_ENV) else assemble_gguf()
+
+
 def hf_candidate(kind: str) -> Timed:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from longform_eval.inference.backends.local import assemble_gguf
-
-    gguf = assemble_gguf()
+    gguf = model_gguf()
     began = time.perf_counter()
     dtype = torch.bfloat16 if kind == "transformers-bf16" else torch.float32
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=dtype).eval()
@@ -122,10 +130,9 @@ def onnx_candidate(precision: str) -> Timed:
     import onnxruntime_genai as og
     from transformers import AutoTokenizer
 
-    from longform_eval.inference.backends.local import assemble_gguf
     from longform_eval.inference.backends.onnx_export import export_gguf_to_onnx
 
-    folder = export_gguf_to_onnx(assemble_gguf(), precision)
+    folder = export_gguf_to_onnx(model_gguf(), precision)
     began = time.perf_counter()
     model = og.Model(str(folder))
     tokenizer = AutoTokenizer.from_pretrained(folder)
@@ -151,10 +158,8 @@ def onnx_candidate(precision: str) -> Timed:
 def openvino_candidate() -> Timed:
     import openvino_genai
 
-    from longform_eval.inference.backends.local import assemble_gguf
-
     began = time.perf_counter()
-    openvino_genai.LLMPipeline(str(assemble_gguf()), "CPU")  # its GGUF reader; an IR export needs optimum-intel
+    openvino_genai.LLMPipeline(str(model_gguf()), "CPU")  # its GGUF reader; an IR export needs optimum-intel
     raise RuntimeError(f"loaded in {time.perf_counter() - began:.1f} s but not measured")
 
 
@@ -168,15 +173,15 @@ def measure(run) -> tuple[float, float]:
 
 
 def converted_ct2() -> Path:
-    from longform_eval.inference.backends.local import assemble_gguf, cache_root
+    from longform_eval.inference.backends.local import cache_root
     from longform_eval.inference.backends.onnx_export import export_hf_folder
 
-    target = cache_root() / "bench-ctranslate2-int8"
+    target = cache_root() / f"bench-ctranslate2-int8-{model_gguf().stem}"
     if not (target / "model.bin").is_file():
         import ctranslate2
 
         with tempfile.TemporaryDirectory(dir=cache_root()) as scratch:
-            export_hf_folder(assemble_gguf(), Path(scratch) / "hf")
+            export_hf_folder(model_gguf(), Path(scratch) / "hf")
             ctranslate2.converters.TransformersConverter(str(Path(scratch) / "hf")).convert(
                 str(target), quantization="int8", force=True
             )
@@ -202,14 +207,13 @@ def child(kind: str) -> None:
 # ----- the table (parent) --------------------------------------------------------------------------------
 def prepare(kinds: list[str]) -> None:
     """The one-time conversions, outside the timed children."""
-    from longform_eval.inference.backends.local import assemble_gguf
     from longform_eval.inference.backends.onnx_export import export_gguf_to_onnx
 
     for kind in kinds:
         began = time.perf_counter()
         try:
             if kind.startswith("onnx-"):
-                export_gguf_to_onnx(assemble_gguf(), kind.removeprefix("onnx-"))
+                export_gguf_to_onnx(model_gguf(), kind.removeprefix("onnx-"))
             elif kind == "ctranslate2-int8":
                 converted_ct2()
             else:
@@ -223,12 +227,16 @@ def prepare(kinds: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", action="append", choices=CANDIDATES)
+    parser.add_argument("--gguf", type=Path, help="measure this GGUF instead of the embedded model")
     parser.add_argument("--child", choices=CANDIDATES, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.gguf:
+        os.environ[GGUF_ENV] = str(args.gguf.resolve())
     if args.child:
         return child(args.child)
     kinds = args.only or list(CANDIDATES)
     prepare(kinds)
+    print(f"model: {model_gguf().name}; {os.cpu_count()} cores; {sys.version.split()[0]}")
     print("| runtime | load s | prefill tok/s | decode tok/s | peak RSS GB | JSON-schema constraint |")
     print("|---|---|---|---|---|---|")
     for kind in kinds:

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +28,7 @@ from .cli_args import (
 )
 from .config import ModelSpec
 from .parallel import is_main_process
-from .report import print_leaderboard, write_report
+from .report import print_leaderboard, save_invocation, summary_lines, write_report
 from .report_lengths import print_length_view
 from .runner import Run, RunConfig
 from .runner.run import read_config
@@ -69,7 +75,7 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
     benchmarks = args.benchmark or list(DEFAULT_BENCHMARKS)
     configs = [(name, build_config(args, name, demo)) for name in benchmarks]  # every option checked first
     backends = SharedBackends()
-    folders, failed = [], []
+    done: list[tuple[Run, StageClock]] = []
     for benchmark_name, config in configs:
         single = args.out and len(benchmarks) == 1
         out = args.out if single else (args.out or DEFAULT_OUT) / benchmark_name.replace(":", "-")
@@ -77,23 +83,65 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
         if args.dry_run:
             print_dry_run(run)
             continue
-        if "generate" in stages:
-            run.generate(backends.get)
-        if not is_main_process():
-            continue
-        if "judge" in stages:
-            run.judge(backends.get)
-        if "score" in stages:
-            run.score()
-        if "report" in stages:
-            write_report(run.folder)
-        folders.append(run.folder)
-        failed += [run] if run.failed else []
-        print(f"{run.folder}: model calls {run.model_calls}, judge calls {run.judge_calls}", file=sys.stderr)
+        clock = run_stages(run, stages, backends)
+        if clock is not None:
+            done.append((run, clock))
+            print(f"{run.folder}: model calls {run.model_calls}, judge calls {run.judge_calls}", file=sys.stderr)
     backends.close()
-    if folders and "score" in stages:
-        print_leaderboard(folders)
-    return report_failures(failed)
+    if done and "score" in stages:
+        print_leaderboard([run.folder for run, _ in done])
+        print_summary(done)
+    return report_failures([run for run, _ in done if run.failed])
+
+
+@dataclass
+class StageClock:
+    """Wall time of each stage of one run folder in this invocation (kept in the folder's timings.json)."""
+
+    started: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(time.perf_counter() - began, 3)
+
+    def save(self, run: Run) -> None:
+        invocation = {"started": self.started, "seconds": self.seconds}
+        save_invocation(run.folder, invocation | {"model_calls": run.model_calls, "judge_calls": run.judge_calls})
+
+
+def run_stages(run: Run, stages: tuple[str, ...], backends: SharedBackends) -> StageClock | None:
+    """The stages asked for, each timed; None on the processes of a data-parallel launch that only generate."""
+    clock = StageClock()
+    if "generate" in stages:
+        with clock.stage("generate"):
+            run.generate(backends.get)
+    if not is_main_process():
+        return None
+    if "judge" in stages:
+        with clock.stage("judge"):
+            run.judge(backends.get)
+    if "score" in stages:
+        with clock.stage("score"):
+            run.score()
+    clock.save(run)
+    if "report" in stages:
+        with clock.stage("report"):
+            write_report(run.folder)
+        clock.save(run)
+    return clock
+
+
+def print_summary(done: list[tuple[Run, StageClock]]) -> None:
+    """Per run folder: the figure and its scale, scored / unscored counts and reasons, stage times, the report."""
+    print("\nsummary")
+    for run, clock in done:
+        reasons = Counter(j.unscored_reason for j in run.current_judgements().values() if j.unscored_reason)
+        print("\n".join(summary_lines(run.folder, clock.seconds, dict(reasons.most_common()))))
 
 
 class SharedBackends:

@@ -6,6 +6,7 @@ logs (`generations.rank<N>.jsonl`), so a killed multi-process run resumes like a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -15,6 +16,10 @@ T = TypeVar("T")
 
 
 def process_state():
+    """accelerate's state under a multi-process launch; None otherwise (without importing torch: a finished run's
+    rerun stays fast)."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:  # set by `accelerate launch` / torchrun for every process
+        return None
     try:
         from accelerate import PartialState
     except ImportError:

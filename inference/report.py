@@ -1,7 +1,8 @@
-"""report.md and plots for a run folder, and a side-by-side leaderboard of several runs.
+"""report.md and plots for a run folder, a side-by-side leaderboard of several runs, and a run's closing summary.
 
-The run's counts and deviations are common to every benchmark; the figures, tables and plots are the
-benchmark's own (`Benchmark.report_section`, `Benchmark.headline`).
+The run's counts, deviations and stage times are common to every benchmark; the figures, tables and plots are the
+benchmark's own (`Benchmark.report_section`, `Benchmark.headline`, `Benchmark.headline_scale`), and so are the
+published figures shown beside them (`Benchmark.context`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,12 @@ from rich.table import Table
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
 
-from .benchmarks import create_benchmark
-from .report_tables import fmt
+from .benchmarks import Benchmark, create_benchmark
+from .report_context import RunContext, context_lines
+from .report_tables import fmt, markdown_table
+
+TIMINGS_FILE = "timings.json"
+STAGES = ("generate", "judge", "score", "report")
 
 
 def load_scores(folder: Path) -> dict[str, Any]:
@@ -26,14 +31,25 @@ def load_scores(folder: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def benchmark_of(scores: dict[str, Any]) -> Benchmark:
+    return create_benchmark(scores["benchmark"], scores.get("config"))
+
+
+def scale_of(benchmark: Benchmark) -> str:
+    return benchmark.headline_scale or "scale not stated"
+
+
 def write_report(folder: str | Path) -> Path:
     folder = Path(folder)
     scores = load_scores(folder)
-    benchmark = create_benchmark(scores["benchmark"], scores.get("config"))
+    benchmark = benchmark_of(scores)
+    headline, details = benchmark.headline(scores)
     lines = [
         f"# {scores['benchmark']}:{scores.get('config')}: {scores['model']}",
         "",
         f"Judge: `{scores.get('judge')}`.",
+        "",
+        f"Headline: **{headline}** (scale {scale_of(benchmark)}; {details}).",
     ]
     lines += [
         "",
@@ -59,34 +75,146 @@ def write_report(folder: str | Path) -> Path:
         lines += [f"Verdicts saved by the lenient parser: {rescues}.", ""]
     section = benchmark.report_section(scores, folder)
     lines += [*section.lines, "", *[f"![{p.stem}]({p.name})" for p in section.plots]]
-    return write_text_atomic(folder / "report.md", "\n".join(lines) + "\n")
+    context = benchmark.context(scores, folder)
+    if context is not None:
+        lines += ["", *context_lines(context, scores.get("judge"))]
+    lines += timing_lines(read_timings(folder))
+    return write_text_atomic(folder / "report.md", "\n".join(lines).rstrip("\n") + "\n")
+
+
+# ----- the leaderboard ------------------------------------------------------------------------------------------
+COLUMNS = ("run", "benchmark", "model", "judge", "prompts", "score", "scale", "details", "unscored", "complete")
 
 
 def leaderboard(folders: list[Path]) -> Table:
-    """One row per run: the headline figures side by side."""
+    """One row per run, its headline figure with its scale, and after it the published rows of its context
+    (each shown once), marked with their own judge and prompts."""
     table = Table(title="leaderboard")
-    for column in ("run", "benchmark", "model", "judge", "score", "details", "unscored", "complete"):
+    for column in COLUMNS:
         table.add_column(column)
+    shown: set[tuple[str, ...]] = set()
+    notes: list[str] = []
     for folder in folders:
         scores = load_scores(folder)
-        headline, details = create_benchmark(scores["benchmark"], scores.get("config")).headline(scores)
-        table.add_row(
-            str(folder),
-            f"{scores['benchmark']}:{scores.get('config')}",
-            scores["model"],
-            str(scores.get("judge")),
-            headline,
-            details,
-            str(scores.get("n_unscored", 0)),
-            "yes" if scores.get("complete", True) else "no",
-        )
+        benchmark = benchmark_of(scores)
+        table.add_row(*run_cells(folder, scores, benchmark))
+        context = benchmark.context(scores, folder) or RunContext()
+        for cells in context_cells(scores, context):
+            if cells not in shown:
+                shown.add(cells)
+                table.add_row(*cells)
+        notes += [note for note in context.notes if note not in notes]
+    if shown:
+        notes.insert(0, "Rows marked `published` were scored by this package from another judge's released verdicts.")
+    table.caption = "\n".join(notes) or None
     return table
+
+
+def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tuple[str, ...]:
+    headline, details = benchmark.headline(scores)
+    return (
+        str(folder),
+        f"{scores['benchmark']}:{scores.get('config')}",
+        scores["model"],
+        str(scores.get("judge")),
+        f"{scores['n_samples']} (this run)",
+        headline,
+        scale_of(benchmark),
+        details,
+        str(scores.get("n_unscored", 0)),
+        "yes" if scores.get("complete", True) else "no",
+    )
+
+
+def context_cells(scores: dict[str, Any], context: RunContext) -> list[tuple[str, ...]]:
+    benchmark = f"{scores['benchmark']}:{scores.get('config')}"
+    return [
+        ("published", benchmark, r.model, f"{r.judge}: another judge", r.prompts)
+        + (fmt(r.score), r.scale or "scale not stated", r.details, "-", "-")
+        for r in context.rows
+    ]
 
 
 def print_leaderboard(folders: list[Path]) -> None:
     console = Console()
-    console.width = max(console.width, 150)
+    console.width = max(console.width, 180)
     console.print(leaderboard(folders))
 
 
-__all__ = ["fmt", "leaderboard", "load_scores", "print_leaderboard", "write_report"]
+# ----- stage times (timings.json) and the closing summary --------------------------------------------------------
+def read_timings(folder: Path) -> list[dict[str, Any]]:
+    """The invocations recorded in timings.json, oldest first."""
+    path = Path(folder) / TIMINGS_FILE
+    return json.loads(path.read_text(encoding="utf-8"))["invocations"] if path.is_file() else []
+
+
+def save_invocation(folder: Path, invocation: dict[str, Any]) -> Path:
+    """Record one invocation's stage times, replacing an earlier record of the same invocation (`started`)."""
+    kept = [i for i in read_timings(folder) if i["started"] != invocation["started"]]
+    document = {"invocations": [*kept, invocation]}
+    return write_text_atomic(Path(folder) / TIMINGS_FILE, json.dumps(document, indent=2) + "\n")
+
+
+def timing_lines(invocations: list[dict[str, Any]]) -> list[str]:
+    if not invocations:
+        return []
+    latest = invocations[-1]
+    rows = [(stage, fmt(latest["seconds"].get(stage), 1), fmt(total(invocations, stage), 1)) for stage in STAGES]
+    count = f"{len(invocations)} invocation" + ("s" if len(invocations) > 1 else "")
+    return [
+        "",
+        "## Wall time per stage",
+        "",
+        f"The latest invocation (started {latest['started']}: model calls {latest['model_calls']}, judge calls "
+        f"{latest['judge_calls']}) and all {count} on this folder. Generate and judge include loading their model; "
+        "the latest report stage is timed after this file is written.",
+        "",
+        *markdown_table(("stage", "latest (s)", "all invocations (s)"), rows),
+    ]
+
+
+def total(invocations: list[dict[str, Any]], stage: str) -> float | None:
+    """Seconds spent in `stage` over the invocations that ran it; None when none did."""
+    spent = [i["seconds"][stage] for i in invocations if stage in i["seconds"]]
+    return sum(spent) if spent else None
+
+
+def scored_counts(scores: dict[str, Any]) -> str:
+    """Scored and unscored counts in the benchmark's unit (rows or outputs; LongGenBench-style judged checks)."""
+    if "n_scored" in scores:
+        return f"scored {scores['n_scored']}, unscored {scores.get('n_unscored', 0)}"
+    return f"judged checks {scores.get('n_judged', 0)}, unscored checks {scores.get('n_unscored', 0)}"
+
+
+def summary_lines(folder: Path, seconds: dict[str, float], judged_reasons: dict[str, int]) -> list[str]:
+    """What happened to one run folder: its figure and scale, its counts and unscored reasons, stage times, report.
+
+    `judged_reasons` (unscored reasons of the judgements) stand in when scores.json lists none of its own.
+    """
+    scores = load_scores(folder)
+    benchmark = benchmark_of(scores)
+    headline, details = benchmark.headline(scores)
+    reasons = scores.get("unscored_reasons") or judged_reasons
+    generations, judge_calls = scores.get("n_pending_generations", 0), scores.get("n_pending_judge_calls", 0)
+    pending = f"; pending: {generations} generations, {judge_calls} judge calls" if generations or judge_calls else ""
+    report = Path(folder) / "report.md"
+    return [
+        f"{scores['benchmark']}:{scores.get('config')}  model {scores['model']}, judge {scores.get('judge')}",
+        f"  score {headline} (scale {scale_of(benchmark)}; {details})",
+        f"  {scored_counts(scores)}{pending}",
+        *[f"  unscored: {n} x {reason}" for reason, n in reasons.items()],
+        "  wall time: " + ", ".join(f"{stage} {seconds[stage]:.1f} s" for stage in STAGES if stage in seconds),
+        f"  report: {report}" if report.is_file() else "  report: not written",
+    ]
+
+
+__all__ = [
+    "fmt",
+    "leaderboard",
+    "load_scores",
+    "print_leaderboard",
+    "read_timings",
+    "save_invocation",
+    "summary_lines",
+    "write_report",
+]

@@ -20,7 +20,7 @@ from longform_eval.metric.longbench_write import length_score
 
 from .benchmarks import LengthTarget, create_benchmark
 from .report import load_scores
-from .report_plots import loglog_scatter
+from .report_plots import Absent, loglog_scatter
 from .report_tables import fmt, markdown_table
 
 NAME = "length_following"
@@ -105,7 +105,7 @@ def write_length_view(folders: list[Path], out: Path | None = None) -> tuple[Pat
     if not runs:
         return None
     out = out or output_folder(folders)
-    loglog_scatter(
+    plot = loglog_scatter(
         out / f"{NAME}.png",
         {
             f"{run.folder} ({run.benchmark})": ([t.required for t in run.targets], [t.actual for t in run.targets])
@@ -115,7 +115,7 @@ def write_length_view(folders: list[Path], out: Path | None = None) -> tuple[Pat
         ylabel="output length",
         title="Length following across runs",
     )
-    lines = length_lines(runs)
+    lines = length_lines(runs) + ([plot.sentence()] if isinstance(plot, Absent) else [])
     return write_text_atomic(out / f"{NAME}.md", "\n".join(lines) + "\n"), lines
 
 

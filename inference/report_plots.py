@@ -1,10 +1,47 @@
-"""The plots of report.md, each written whole (a temporary file, then replaced)."""
+"""The plots of report.md, each written whole (a temporary file, then replaced).
+
+A plot with fewer points than it needs is not drawn as an empty frame: the plot functions return `Absent`
+instead, and the report says in words why the plot is missing.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from longform_eval.dataset_builder.atomic import replacing
+
+
+@dataclass(frozen=True)
+class Absent:
+    """A plot left out because the run has too few points for it."""
+
+    path: Path
+    needed: int
+    have: int
+    unit: str
+
+    def sentence(self) -> str:
+        needs = f"it needs at least {self.needed} {self.unit}; this run has {self.have}"
+        return f"`{self.path.name}` is not drawn: {needs}."
+
+
+Plot = Path | Absent
+
+
+def too_few(path: Path, needed: int, have: int, unit: str) -> Absent | None:
+    """Absent (and any older drawing of `path` removed, so that it cannot be mistaken for this run's) when
+    `have` < `needed`, else None."""
+    if have >= needed:
+        return None
+    path.unlink(missing_ok=True)
+    return Absent(path, needed, have, unit)
+
+
+def split_plots(plots: list[Plot]) -> tuple[list[Path], list[str]]:
+    """The drawn plots, and a sentence for each absent one."""
+    drawn = [p for p in plots if isinstance(p, Path)]
+    return drawn, [p.sentence() for p in plots if isinstance(p, Absent)]
 
 
 def pyplot():
@@ -24,7 +61,10 @@ def save(figure, path: Path) -> Path:
     return path
 
 
-def bar_plot(path: Path, values: dict[str, float], ylabel: str, title: str) -> Path:
+def bar_plot(path: Path, values: dict[str, float], ylabel: str, title: str, unit: str = "bars") -> Plot:
+    absent = too_few(path, 1, len(values), unit)
+    if absent:
+        return absent
     figure, axis = pyplot().subplots(figsize=(7, 3.5))
     axis.bar(list(values), list(values.values()), color="#4c72b0")
     axis.axhline(0, color="black", linewidth=0.8)
@@ -34,7 +74,12 @@ def bar_plot(path: Path, values: dict[str, float], ylabel: str, title: str) -> P
     return save(figure, path)
 
 
-def scatter_plot(path: Path, x: list[float], y: list[float], xlabel: str, ylabel: str, title: str) -> Path:
+def scatter_plot(
+    path: Path, x: list[float], y: list[float], xlabel: str, ylabel: str, title: str, unit: str = "points"
+) -> Plot:
+    absent = too_few(path, 2, len(x), unit)
+    if absent:
+        return absent
     figure, axis = pyplot().subplots(figsize=(6, 4))
     axis.scatter(x, y, s=12, alpha=0.7)
     axis.set_xlabel(xlabel)
@@ -43,7 +88,14 @@ def scatter_plot(path: Path, x: list[float], y: list[float], xlabel: str, ylabel
     return save(figure, path)
 
 
-def line_plot(path: Path, x: list[float], series: dict[str, list], xlabel: str, ylabel: str, title: str) -> Path:
+def line_plot(
+    path: Path, x: list[float], series: dict[str, list], xlabel: str, ylabel: str, title: str, unit: str = "points"
+) -> Plot:
+    """One line per series; a point is an x with a value in some series, and a line needs two of them."""
+    points = sum(any(values[i] is not None for values in series.values()) for i in range(len(x)))
+    absent = too_few(path, 2, points, unit)
+    if absent:
+        return absent
     figure, axis = pyplot().subplots(figsize=(6.5, 3.5))
     for (label, values), marker in zip(series.items(), "os^vD", strict=False):
         axis.plot(x, values, marker=marker, label=label)
@@ -57,9 +109,13 @@ def line_plot(path: Path, x: list[float], series: dict[str, list], xlabel: str, 
 
 def loglog_scatter(
     path: Path, series: dict[str, tuple[list[float], list[float]]], xlabel: str, ylabel: str, title: str
-) -> Path:
+) -> Plot:
     """Log-log scatter of one or more (x, y) series with the y = x line; points at or below 0 cannot be drawn on a
     log scale and are counted in the title."""
+    drawable = sum(a > 0 and b > 0 for x, y in series.values() for a, b in zip(x, y, strict=True))
+    absent = too_few(path, 1, drawable, "points with both lengths above 0")
+    if absent:
+        return absent
     figure, axis = pyplot().subplots(figsize=(6, 6))
     drawn, left_out = [], 0
     for label, (x, y) in series.items():

@@ -8,6 +8,7 @@ complete, so an interrupted export leaves nothing that looks finished.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -37,17 +38,24 @@ def export_gguf_to_onnx(gguf: Path, precision: str = "int4") -> Path:
     target = exported_folder(gguf, precision)
     if (target / COMPLETE_MARK).is_file():
         return target
+    with open(target.with_name(f".{target.name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first export instead of repeating it
+        if not (target / COMPLETE_MARK).is_file():
+            export_into(gguf, target, precision)
+    return target
+
+
+def export_into(gguf: Path, target: Path, precision: str) -> None:
     from ..progress import console
 
+    if target.exists():
+        raise ExportError(f"{target} exists without {COMPLETE_MARK}: not ours to replace; move it away")
     console.print(f"[cyan]local: exporting {gguf.name} to ONNX ({precision}) once, into {target}")
     with tempfile.TemporaryDirectory(prefix=f".{target.name}-", dir=target.parent) as scratch:
         scratch = Path(scratch)
         export_hf_folder(gguf, scratch / "hf")
         build_onnx(scratch / "hf", scratch / "onnx", scratch / "cache", precision)
-        if target.exists():
-            raise ExportError(f"{target} exists without {COMPLETE_MARK}: not ours to replace; move it away")
         os.replace(scratch / "onnx", target)
-    return target
 
 
 def export_hf_folder(gguf: Path, out: Path) -> None:

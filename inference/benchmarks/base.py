@@ -12,12 +12,15 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from ..backends.base import Request
 from ..config import GenerationConfig
+
+if TYPE_CHECKING:
+    from ..report_context import RunContext
 
 THINK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
 
@@ -112,7 +115,8 @@ class Benchmark(ABC):
     Args: ClassVar[type[BenchmarkArgs]] = BenchmarkArgs
     group_field: ClassVar[str] = "task"  # --per-group counts rows per value of this field
     subgroup_fields: ClassVar[tuple[str, ...]] = ()  # --subcategory matches these fields too
-    text_field: ClassVar[str] = "prompt"  # --shortest sorts by the length of this field
+    text_field: ClassVar[str] = "prompt"  # the question shown for a row; `quick_order` sorts by its length
+    headline_scale: ClassVar[str | None] = None  # the range of the headline figure, e.g. "-300..100"
 
     def __init__(self, config: str | None = None, args: dict[str, Any] | BenchmarkArgs | None = None):
         self.config = config or self.default_config
@@ -158,6 +162,17 @@ class Benchmark(ABC):
     @abstractmethod
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
         """(the headline figure, a one-line breakdown) for the leaderboard."""
+
+    def context(self, scores: dict[str, Any], folder: Path) -> RunContext | None:
+        """Figures to show beside this run's, e.g. published models scored by another judge (default: none).
+
+        report.md and the leaderboard show them for any benchmark that has them, marked with their judge and prompts.
+        """
+        return None
+
+    def quick_order(self, row: dict[str, Any]) -> tuple:
+        """How `--shortest` ranks rows: those quickest to evaluate meaningfully first (default: shortest prompt)."""
+        return (len(row[self.text_field]),)
 
     def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
         """Outputs against the length their prompts asked for, read from scores.json (default: none).

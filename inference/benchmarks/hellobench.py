@@ -15,7 +15,8 @@ from longform_eval.metric.helloeval.weights import task_of_subcategory
 from longform_eval.metric.words import word_count
 
 from ..backends.base import Request
-from ..report_plots import bar_plot, scatter_plot
+from ..report_context import RELEASED_JUDGE, ContextRow, Published, RunContext, agreement_line, released_figures
+from ..report_plots import Plot, bar_plot, scatter_plot, split_plots
 from ..report_tables import fmt, markdown_table
 from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
@@ -31,6 +32,7 @@ class HelloBench(Benchmark):
     group_field = "task"
     subgroup_fields = ("subcategory",)
     text_field = "instruction"
+    headline_scale = "-300..100"
 
     def paper_settings(self) -> PaperSettings:
         settings = helloeval_settings()
@@ -95,9 +97,10 @@ class HelloBench(Benchmark):
         ]
         if scores["unscored_reasons"]:
             lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
-        return ReportSection(lines, self.plots(scores, folder))
+        plots, absent = split_plots(self.plots(scores, folder))
+        return ReportSection(lines + ([""] + absent if absent else []), plots)
 
-    def plots(self, scores: dict[str, Any], folder: Path) -> list[Path]:
+    def plots(self, scores: dict[str, Any], folder: Path) -> list[Plot]:
         tasks = {t: s["score"] for t, s in scores["tasks"].items() if s["score"] is not None}
         rows = [r for r in scores.get("rows", []) if r["row_score"] is not None]
         return [
@@ -106,6 +109,7 @@ class HelloBench(Benchmark):
                 tasks,
                 ylabel="task score (-300..100)",
                 title=f"HelloEval score per task: {scores['model']}",
+                unit="tasks with a score",
             ),
             scatter_plot(
                 folder / "score_vs_words.png",
@@ -114,11 +118,35 @@ class HelloBench(Benchmark):
                 xlabel="response words (nltk tokens)",
                 ylabel="row score (0..100)",
                 title="Score against length",
+                unit="scored rows",
             ),
         ]
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
         return fmt(scores["overall"]), " ".join(f"{t[:4]} {fmt(v['score'])}" for t, v in scores["tasks"].items())
+
+    def context(self, scores: dict[str, Any], folder: Path) -> RunContext:
+        """The released models scored from their released GPT-4o verdicts, over all main prompts and over this run's
+        (length-constrained prompts are other prompts: no same-prompt rows for them)."""
+        main = not self.config.startswith("length_constrained")
+        published = released_figures(folder, {r["id"] for r in scores.get("rows", [])} if main else None)
+        if isinstance(published, str):
+            return RunContext([], [published, agreement_line()])
+        other_prompts = "The released verdicts judge the main prompts, not this run's length-constrained ones."
+        notes = [] if main else [other_prompts]
+        return RunContext([self.context_row(p) for p in published], [*notes, agreement_line()])
+
+    def context_row(self, published: Published) -> ContextRow:
+        scores = published.scores
+        unscored = f", {scores['n_unscored']} unscored" if scores["n_unscored"] else ""
+        return ContextRow(
+            f"{published.model} (published)",
+            RELEASED_JUDGE,
+            published.prompts + unscored,
+            scores["overall"],
+            self.headline_scale,
+            self.headline(scores)[1],
+        )
 
     def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
         """The length-constrained configs ask for "no shorter than N words"; WC counts nltk tokens, as the paper."""

@@ -24,7 +24,7 @@ from longform_eval.metric.longbench_write import paper_settings as longbench_wri
 from longform_eval.metric.longbench_write.judge import judgement_schema
 
 from ..backends.base import Request
-from ..report_plots import loglog_scatter
+from ..report_plots import Plot, loglog_scatter, split_plots
 from ..report_tables import fmt, markdown_table
 from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
@@ -43,6 +43,7 @@ class LongBenchWrite(Benchmark):
     group_field = "type"
     subgroup_fields = ("language",)
     text_field = "prompt"
+    headline_scale = "0..100"
 
     def paper_settings(self) -> PaperSettings:
         settings = longbench_write_settings()
@@ -115,9 +116,10 @@ class LongBenchWrite(Benchmark):
             ]
         if scores["unscored_reasons"]:
             lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
-        return ReportSection(lines, [self.length_plot(scores, folder)])
+        plots, absent = split_plots([self.length_plot(scores, folder)])
+        return ReportSection(lines + absent, plots)
 
-    def length_plot(self, scores: dict[str, Any], folder: Path) -> Path:
+    def length_plot(self, scores: dict[str, Any], folder: Path) -> Plot:
         rows = scores["rows"]
         return loglog_scatter(
             folder / "length_scatter.png",

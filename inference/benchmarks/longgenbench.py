@@ -22,7 +22,7 @@ from longform_eval.metric.longgenbench.judge import YES_NO_SCHEMA
 from longform_eval.metric.longgenbench.settings import paper_settings as longgenbench_settings
 
 from ..backends.base import Request
-from ..report_plots import line_plot
+from ..report_plots import line_plot, split_plots
 from ..report_tables import fmt, markdown_table
 from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
@@ -46,6 +46,7 @@ class LongGenBench(Benchmark):
     group_field = "scenario"
     subgroup_fields = ("subtask_type",)
     text_field = "prompt"
+    headline_scale = "0..100"
 
     @property
     def setting(self) -> str:
@@ -109,7 +110,8 @@ class LongGenBench(Benchmark):
             return ReportSection(["No generations to score yet."])
         lines = [
             f"**CR {fmt(scores['cr'])}, STIC-1 {fmt(scores['stic1'])}, STIC-2 {fmt(scores['stic2'])}, "
-            f"wAvg {fmt(scores['wavg'])}, Len {fmt(scores['length'], 0)}** (checks {scores['n_checks']}, judged "
+            f"wAvg {fmt(scores['wavg'])}, Len {fmt(scores['length'], 0)}** (CR, STIC and wAvg in percent, "
+            f"{self.headline_scale}; checks {scores['n_checks']}, judged "
             f"{scores['n_judged']}, yes {scores['n_yes']}, unscored {scores['n_unscored']}).",
             "",
             *markdown_table(
@@ -128,12 +130,18 @@ class LongGenBench(Benchmark):
             xlabel="relative sub-task position",
             ylabel="percent",
             title="Instruction following as the output grows",
+            unit="position bins with checks",
         )
-        return ReportSection(lines, [plot])
+        plots, absent = split_plots([plot])
+        return ReportSection(lines + ([""] + absent if absent else []), plots)
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
         details = f"CR {fmt(scores.get('cr'))} STIC-1 {fmt(scores.get('stic1'))} STIC-2 {fmt(scores.get('stic2'))}"
         return fmt(scores.get("wavg")), details
+
+    def quick_order(self, row: dict[str, Any]) -> tuple:
+        """A short run only scores STIC if a check falls on the first sub-tasks: earliest check, then shortest."""
+        return (min((c["subtask"] for c in row["checks"]), default=row["num_subtasks"]), len(row["prompt"]))
 
     def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
         """The word budget: sub-tasks x the per-entry minimum the prompt states; words as Len counts them."""
