@@ -15,7 +15,7 @@ from scipy.optimize import minimize
 from .outcomes import Battle, models_of, score_for_a
 
 ELO_SCALE = 400.0
-RIDGE = 1e-6  # keeps a model that never lost (or never won) at a finite rating
+RIDGE = 1e-9  # keeps a model that never lost (or never won) at a finite rating
 
 
 def battle_arrays(battles: Sequence[Battle], models: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,7 +79,8 @@ def fit_strengths(a: np.ndarray, b: np.ndarray, s: np.ndarray, n_models: int) ->
         gradient = -(pull.sum(axis=1) - pull.sum(axis=0)) + 2 * RIDGE * theta
         return value, gradient
 
-    result = minimize(objective, np.zeros(n_models), jac=True, method="L-BFGS-B")
+    tight = {"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10_000}  # the peers' fits agree to 1e-6 Elo only at the optimum
+    result = minimize(objective, np.zeros(n_models), jac=True, method="L-BFGS-B", options=tight)
     return result.x - result.x.mean()
 
 
