@@ -3,25 +3,36 @@
 
 As a Hugging Face Space this file is the app (settings from LONGFORM_EVAL_RUNS, LONGFORM_EVAL_RELEASED,
 LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE; it listens where GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally:
-`longform-eval space [--runs runs/] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`.
+`longform-eval space [--runs FOLDER [FOLDER ...]] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
-from longform_eval.dataset_builder.hellobench import TASKS
 from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
+from longform_eval.spaces.leaderboard import ANNOTATOR_HEADERS, RATING_HEADERS, RUN_HEADERS
 from longform_eval.spaces.pool import ResponsePool
+from longform_eval.spaces.run_folders import run_folders
 from longform_eval.spaces.storage import VoteStore
 
 DEFAULT_HOST = "127.0.0.1"
+TITLE = "# longform-eval arena: which long answer is better?"
+HOW_TO_VOTE = (
+    "**How to vote:** read the question and the two anonymous answers, then click *A is better*, *B is better*, "
+    "*Both good* or *Both bad*; the models are named after your vote, and *New comparison* loads the next pair."
+)
+LEADERBOARD_SECONDS = 30.0  # while the Leaderboard tab is open, it is refreshed this often (if the votes changed)
+# Pairs and votes are short (an insert each): they never wait for one another or for the leaderboard, which has a
+# queue of its own with one worker (its cache makes the viewers who wait behind a computation share its result).
+ARENA_EVENT: dict[str, Any] = {"concurrency_limit": None}
+BOARD_EVENT: dict[str, Any] = {"concurrency_limit": 1, "concurrency_id": "leaderboard"}
 MAX_UPLOAD_BYTES = 1_000_000  # the app has no upload field; this caps gradio's anonymous upload route
 GUIDELINE = """**How to annotate.** Read the instruction and the whole response, then answer each checklist on five
 levels: **0** fails the requirement; **0.25** meets some of it, with major gaps; **0.5** meets several parts,
@@ -31,90 +42,110 @@ the schema that `longform-eval fit-weights` reads, to fit the checklist weights.
 
 
 def build_app(arena: Arena) -> gr.Blocks:
+    groups = ["", *arena.pool.groups()]
     with gr.Blocks(title="longform-eval arena") as app:
-        with gr.Tab("Arena"):
+        gr.Markdown(f"{TITLE}\n\n{HOW_TO_VOTE}", elem_id="intro")
+        with gr.Tab("Arena") as arena_tab:
             with gr.Row():
-                task = gr.Dropdown(["", *TASKS], value="", label="task (empty = any)")
-                subcategory = gr.Textbox(label="subcategory (optional)", max_length=MAX_FILTER_LENGTH)
+                group = gr.Dropdown(groups, value="", label="task / type (empty = any)")
+                subgroup = gr.Textbox(label="subcategory (optional)", max_length=MAX_FILTER_LENGTH)
                 annotator = gr.Textbox(label="your annotator id", value="anonymous", max_length=MAX_ID_LENGTH)
                 load = gr.Button("New comparison", elem_id="new-comparison")
             state = gr.State({})
             status = gr.Markdown(elem_id="status")
-            prompt = gr.Markdown(max_height=240, elem_id="prompt")
+            prompt = gr.Markdown(max_height=240, elem_id="prompt", line_breaks=True)
             with gr.Row():
                 with gr.Column():
                     gr.Markdown("#### Answer A")
-                    left = gr.Markdown(max_height=520, elem_id="answer-a")
+                    left = gr.Markdown(max_height=520, elem_id="answer-a", line_breaks=True)
                 with gr.Column():
                     gr.Markdown("#### Answer B")
-                    right = gr.Markdown(max_height=520, elem_id="answer-b")
+                    right = gr.Markdown(max_height=520, elem_id="answer-b", line_breaks=True)
             with gr.Row():
                 buttons = [gr.Button(label, elem_id=f"vote-{VOTES[label]}") for label in VOTES]
             reveal = gr.Markdown(elem_id="reveal")
-        with gr.Tab("Annotate"):
+        with gr.Tab("Annotate") as annotate_tab:
             gr.Markdown(GUIDELINE)
             with gr.Row():
-                annotate_task = gr.Dropdown(["", *TASKS], value="", label="task (empty = any)")
+                annotate_group = gr.Dropdown(groups, value="", label="task / type (empty = any)")
                 annotate_load = gr.Button("Load a response", elem_id="load-annotation")
             annotate_state = gr.State({})
-            annotate_prompt = gr.Markdown(max_height=240)
-            annotate_response = gr.Markdown(max_height=520)
+            annotate_prompt = gr.Markdown(max_height=240, line_breaks=True)
+            annotate_response = gr.Markdown(max_height=520, line_breaks=True)
             radios = [gr.Radio(LEVELS, label=f"checklist {i + 1}", visible=False) for i in range(MAX_CHECKLISTS)]
             overall = gr.Slider(0, 10, step=0.5, value=5, label="overall score (0-10)")
             save = gr.Button("Save annotation")
             saved = gr.Markdown()
-        with gr.Tab("Leaderboard"):
-            summary = gr.Markdown(elem_id="leaderboard-summary")
-            heatmap = gr.Plot(label="win-rate matrix")
-            ratings = gr.Dataframe(
-                headers=["model", "Elo", "BT", "BT 2.5%", "BT 97.5%", "battles"],
-                label="Elo (K=4, 20 shuffles) and Bradley-Terry (95% bootstrap)",
-            )
-            annotators = gr.Dataframe(
-                headers=["annotator", "GSB", "z", "GSB flag", "gold misses", "gold flag", "disqualified"],
-                label="annotators",
-            )
-            runs = gr.Dataframe(
-                headers=["run", "benchmark", "model", "judge", "score / wAvg", "unscored"], label="run folders"
-            )
+        with gr.Tab("Leaderboard") as board_tab:
+            board = leaderboard_components()
             refresh = gr.Button("Refresh")
-        board = [summary, heatmap, ratings, annotators, runs]
+        timer = gr.Timer(LEADERBOARD_SECONDS, active=False)
+        shown = gr.State(None)  # the vote count the page's leaderboard shows
 
-        load.click(
-            arena.new_pair, [task, subcategory, state], [prompt, left, right, state, status], api_name="new_pair"
-        )
+        pair_outputs = [prompt, left, right, state, status]
+        app.load(arena.new_pair, [group, subgroup, state], pair_outputs, **ARENA_EVENT)
+        load.click(arena.new_pair, [group, subgroup, state], pair_outputs, api_name="new_pair", **ARENA_EVENT)
         for button, label in zip(buttons, VOTES, strict=True):
             button.click(
                 lambda a, s, label=label: arena.vote(label, a, s),
                 [annotator, state],
-                [state, reveal, *board],
+                reveal,
                 api_name=f"vote_{VOTES[label]}",
+                **ARENA_EVENT,
             )
-        refresh.click(arena.leaderboard, None, board, api_name="leaderboard")
-        app.load(arena.leaderboard, None, board)
+        refresh.click(arena.leaderboard, None, board, api_name="leaderboard", **BOARD_EVENT)
+        timer.tick(arena.board_update, shown, [*board, shown], api_visibility="private", **BOARD_EVENT)
+        board_tab.select(
+            lambda seen: (*arena.board_update(seen), gr.Timer(active=True)),
+            shown,
+            [*board, shown, timer],
+            api_visibility="private",
+            **BOARD_EVENT,
+        )
+        for tab in (arena_tab, annotate_tab):
+            tab.select(lambda: gr.Timer(active=False), None, timer, queue=False, api_visibility="private")
         annotate_load.click(
             arena.annotation_item,
-            [annotate_task, annotate_state],
+            [annotate_group, annotate_state],
             [annotate_prompt, annotate_response, annotate_state, *radios],
             api_name="annotation_item",
+            **ARENA_EVENT,
         )
         save.click(
-            arena.save_annotation, [annotator, annotate_state, overall, *radios], saved, api_name="save_annotation"
+            arena.save_annotation,
+            [annotator, annotate_state, overall, *radios],
+            saved,
+            api_name="save_annotation",
+            **ARENA_EVENT,
         )
     return app
 
 
+def leaderboard_components() -> list[gr.components.Component]:
+    """The Leaderboard tab's outputs, in the order of `Board.outputs`."""
+    return [
+        gr.Markdown(elem_id="leaderboard-summary"),
+        gr.Plot(label="human votes: win-rate matrix"),
+        gr.Dataframe(
+            headers=RATING_HEADERS, label="human votes: Elo (K=4, 20 shuffles), Bradley-Terry (95% bootstrap)"
+        ),
+        gr.Dataframe(headers=RATING_HEADERS, label="LLM judge on the same comparisons: Elo, Bradley-Terry"),
+        gr.Dataframe(headers=ANNOTATOR_HEADERS, label="annotators (human votes)"),
+        gr.Dataframe(headers=RUN_HEADERS, label="run folders: their LLM-judge scores"),
+    ]
+
+
 def arena_from_settings(
-    runs: str | None,
-    released: str | None,
-    db: str,
-    judge: str | None,
+    runs: Sequence[str | Path] = (),
+    released: str | None = None,
+    db: str = "votes.sqlite",
+    judge: str | None = None,
     source: str | None = None,
     seed: int | None = None,
     dataset: str | None = None,
 ) -> Arena:
-    runs_path = Path(runs) if runs else None
-    pool = ResponsePool.load(runs_path, Path(released) if released else None, source, dataset)
+    folders = run_folders(Path(p) for p in runs)
+    pool = ResponsePool.load(folders, Path(released) if released else None, source, dataset)
     arena_judge = None
     if judge:
         from longform_eval.inference.backends import create_backend
@@ -122,7 +153,16 @@ def arena_from_settings(
         from longform_eval.spaces.judging import ArenaJudge
 
         arena_judge = ArenaJudge(create_backend(ModelSpec.parse(judge)))
-    return Arena(pool, VoteStore(db), arena_judge, runs_path, seed)
+    return Arena(pool, VoteStore(db), arena_judge, folders, seed)
+
+
+def run_paths(value: str | Sequence[str | Path] | None) -> list[str]:
+    """`--runs` (a list) or LONGFORM_EVAL_RUNS (folders separated by the path separator, ":" on Linux)."""
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [part for part in value.split(os.pathsep) if part]
+    return [str(part) for part in value]
 
 
 def default_released() -> str | None:
@@ -132,9 +172,10 @@ def default_released() -> str | None:
 
 def main(settings: dict[str, Any] | None = None) -> None:
     settings = settings or {}
+    runs = run_paths(settings.get("runs") or os.environ.get("LONGFORM_EVAL_RUNS"))
     arena = arena_from_settings(
-        settings.get("runs") or os.environ.get("LONGFORM_EVAL_RUNS"),
-        settings.get("released") or os.environ.get("LONGFORM_EVAL_RELEASED") or default_released(),
+        runs,
+        settings.get("released") or os.environ.get("LONGFORM_EVAL_RELEASED") or (None if runs else default_released()),
         settings.get("db") or os.environ.get("LONGFORM_EVAL_DB", "votes.sqlite"),
         settings.get("judge") or os.environ.get("LONGFORM_EVAL_JUDGE"),
         settings.get("source"),

@@ -1,24 +1,23 @@
 """The arena's behaviour (pairs, votes, the LLM judge, annotations), apart from its layout so that it can be
-tested without a browser."""
+tested without a browser.
+
+A vote is one insert into the store and returns at once: the leaderboard is never computed in the vote handler
+but by `BoardCache` when someone looks at it.
+"""
 
 from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 import gradio as gr
 
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, swap
+from longform_eval.spaces.board_cache import BoardCache
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, FieldError, check_id, check_text
-from longform_eval.spaces.leaderboard import (
-    agreement_summary,
-    annotator_table,
-    ratings_table,
-    run_scores,
-    win_rate_figure,
-)
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.safe_markdown import inert_markdown
 from longform_eval.spaces.storage import AlreadyVoted, Vote, VoteStore
@@ -27,6 +26,7 @@ MAX_CHECKLISTS = 7
 LEVELS = ["0", "0.25", "0.5", "0.75", "1"]
 VOTES = {"A is better": "A", "B is better": "B", "Both good": "equally_good", "Both bad": "equally_bad"}
 ALREADY_VOTED = "**You already voted on this comparison; load a new one.**"
+ASK = "Which answer is better?"
 
 
 def pane(text: str) -> str:
@@ -46,23 +46,29 @@ class Arena:
     """The app's behaviour, separate from its layout so that it can be tested without a browser."""
 
     def __init__(
-        self, pool: ResponsePool, store: VoteStore, judge=None, runs: Path | None = None, seed: int | None = None
+        self,
+        pool: ResponsePool,
+        store: VoteStore,
+        judge=None,
+        runs: Sequence[Path] = (),
+        seed: int | None = None,
     ):
         self.pool = pool
         self.store = store
         self.judge = judge
-        self.runs = runs
+        self.board = BoardCache(runs)
         self.rng = random.Random(seed)
 
-    def new_pair(self, task: str, subcategory: str, state: dict | None):
+    def new_pair(self, group: str | None, subgroup: str | None, state: dict | None):
+        """A random pair of answers to one question: (question, answer A, answer B, state, status line)."""
         state = dict(state or {})
         state.setdefault("session", uuid.uuid4().hex)
         try:
-            check_text(subcategory or "", "subcategory filter", MAX_FILTER_LENGTH)
-            pair = self.pool.random_pair(self.rng, task or None, subcategory or None)
+            check_text(subgroup or "", "subcategory filter", MAX_FILTER_LENGTH)
+            pair = self.pool.random_pair(self.rng, group or None, subgroup or None)
         except (FieldError, LookupError) as error:
             return "", "", "", state, f"**{error}**"
-        row = self.pool.rows[pair.item_id]
+        item = self.pool.item(pair.item_id)
         state.update(
             item_id=pair.item_id,
             model_a=pair.model_a,
@@ -70,56 +76,45 @@ class Arena:
             order=pair.order_shown,
             token=uuid.uuid4().hex,  # this comparison; the store takes one vote per token
         )
-        prompt = f"**{row['task']} / {row['subcategory']}** (`{pair.item_id}`)\n\n" + pane(row["instruction"])
         return (
-            prompt,
+            f"{item.heading()}\n\n{pane(item.question)}",
             pane(self.pool.response(pair.item_id, pair.model_a)),
             pane(self.pool.response(pair.item_id, pair.model_b)),
             state,
-            "Which answer is better?",
+            ASK,
         )
 
-    def vote(self, label: str, annotator: str, state: dict | None):
-        """Store one vote for the comparison in `state`; a second one (even fired at the same moment) is refused."""
-        state = dict(state or {})
+    def vote(self, label: str, annotator: str | None, state: dict | None) -> str:
+        """Store one vote for the comparison in `state` (one insert) and return the reveal; a second vote on the same
+        comparison, even fired at the same moment, is refused by the store."""
+        state = state or {}
         if not state.get("token"):
-            return state, "**Load a comparison first.**", *self.leaderboard()
+            return "**Load a comparison first.**"
         try:
             annotator = annotator_id(annotator)
         except FieldError as error:
-            return state, f"**Not saved: {error}.**", *self.leaderboard()
-        if self.store.has_vote(state["token"]):  # spares the judge call; the UNIQUE index decides below
-            return state, ALREADY_VOTED, *self.leaderboard()
-        verdict = self.judge_pair(state)
+            return f"**Not saved: {error}.**"
+        verdict = None
+        if self.judge is not None:
+            if self.store.has_vote(state["token"]):  # spares the judge call; the UNIQUE index decides below
+                return ALREADY_VOTED
+            verdict = self.judge_pair(state)
         try:
-            self.store.add_vote(
-                Vote(
-                    annotator=annotator,
-                    session=state["session"],
-                    item_id=state["item_id"],
-                    model_a=state["model_a"],
-                    model_b=state["model_b"],
-                    order_shown=state["order"],
-                    outcome=VOTES.get(label, label),
-                    judge_outcome=None if verdict is None else getattr(verdict.combined, "value", "unscored"),
-                    judge_flipped=None if verdict is None else verdict.flipped,
-                    token=state["token"],
-                )
-            )
+            self.store.add_vote(vote_of(state, annotator, VOTES.get(label, label), verdict))
         except AlreadyVoted:
-            return state, ALREADY_VOTED, *self.leaderboard()
-        reveal = f"You voted **{label}**. A was **{state['model_a']}**, B was **{state['model_b']}**.\n\n"
-        reveal += self.describe_judge(verdict)
-        return state, reveal, *self.leaderboard()
+            return ALREADY_VOTED
+        return (
+            f"You voted **{label}**. A was **{state['model_a']}**, B was **{state['model_b']}**. "
+            f"*New comparison* loads the next pair.\n\n{self.describe_judge(verdict)}"
+        )
 
     def judge_pair(self, state: dict):
-        if self.judge is None:
-            return None
-        row = self.pool.rows[state["item_id"]]
+        """The LLM judge's verdict on the comparison in `state` (both orders)."""
+        key = state["item_id"]
         return self.judge.judge(
-            row["instruction"],
-            self.pool.response(state["item_id"], state["model_a"]),
-            self.pool.response(state["item_id"], state["model_b"]),
+            self.pool.item(key).question,
+            self.pool.response(key, state["model_a"]),
+            self.pool.response(key, state["model_b"]),
         )
 
     @staticmethod
@@ -139,40 +134,41 @@ class Arena:
             f"mapped back: {name(mapped_back)}; {flip})."
         )
 
-    def leaderboard(self):
-        votes = self.store.votes()
-        summary = agreement_summary(votes)
+    def leaderboard(self) -> tuple:
+        """The Leaderboard tab's outputs, recomputed only when the number of stored votes changed."""
+        return self.board.current(self.store).outputs()
 
-        def pct(value):
-            return "-" if value is None else f"{100 * value:.1f}%"
+    def board_update(self, seen: int | None) -> tuple:
+        """The Leaderboard tab's outputs and the vote count they show, or no update at all when the page already
+        shows this count (`seen`): a timer tick on an unchanged board sends nothing (no plot re-rendered)."""
+        board = self.board.current(self.store)
+        if board.votes == seen:
+            return (*[gr.skip()] * len(board.outputs()), seen)
+        return (*board.outputs(), board.votes)
 
-        text = (
-            f"**{summary['votes']} votes.** Agreement human-human: {pct(summary['human_human'])}; "
-            f"human-judge: {pct(summary['human_judge'])}; judge flip rate: {pct(summary['judge_flip_rate'])}."
-        )
-        return (text, win_rate_figure(votes), ratings_table(votes), annotator_table(votes), run_scores(self.runs))
-
-    def annotation_item(self, task: str, state: dict | None):
+    def annotation_item(self, group: str | None, state: dict | None):
+        """A random response to a question with checklists, the model hidden, and one radio per checklist."""
         state = dict(state or {})
-        items = self.pool.items(task or None) or [i for i in self.pool.responses if self.pool.responses[i]]
-        if not items:
-            return ["**No responses loaded.**", "", state] + [gr.update(visible=False)] * MAX_CHECKLISTS
-        item_id = self.rng.choice(sorted(items))
-        model = self.rng.choice(sorted(self.pool.responses[item_id]))
-        row = self.pool.rows[item_id]
-        state.update(item_id=item_id, model=model)
+        keys = self.pool.annotatable(group or None) or self.pool.annotatable()
+        if not keys:
+            hidden = [gr.update(visible=False)] * MAX_CHECKLISTS
+            return ["**No question with checklists is loaded.**", "", state, *hidden]
+        key = self.rng.choice(keys)
+        model = self.rng.choice(sorted(self.pool.responses[key]))
+        item = self.pool.item(key)
+        state.update(item_id=key, model=model)
         radios = [
             gr.update(
-                visible=i < len(row["checklists"]),
+                visible=i < len(item.checklists),
                 value=None,
-                label=f"{i + 1}. {row['checklists'][i]}" if i < len(row["checklists"]) else "",
+                label=f"{i + 1}. {item.checklists[i]}" if i < len(item.checklists) else "",
             )
             for i in range(MAX_CHECKLISTS)
         ]
-        header = f"**{row['task']} / {row['subcategory']}** (`{item_id}`, model hidden)\n\n" + pane(row["instruction"])
-        return [header, pane(self.pool.response(item_id, model)), state, *radios]
+        header = f"{item.heading()} (model hidden)\n\n{pane(item.question)}"
+        return [header, pane(self.pool.response(key, model)), state, *radios]
 
-    def save_annotation(self, annotator: str, state: dict | None, overall: float, *levels):
+    def save_annotation(self, annotator: str | None, state: dict | None, overall: float, *levels):
         state = dict(state or {})
         if not state.get("item_id"):
             return "**Load a response first.**"
@@ -180,16 +176,27 @@ class Arena:
             annotator = annotator_id(annotator)
         except FieldError as error:
             return f"**Not saved: {error}.**"
-        row = self.pool.rows[state["item_id"]]
-        chosen = list(levels[: len(row["checklists"])])
+        item = self.pool.item(state["item_id"])
+        chosen = list(levels[: len(item.checklists)])
         if any(level is None for level in chosen):
             return "**Score every checklist before saving.**"
         self.store.add_annotation(
-            annotator,
-            state["item_id"],
-            row["subcategory"],
-            state["model"],
-            [float(x) for x in chosen],
-            float(overall),
+            annotator, item.sample_id, item.subgroup, state["model"], [float(x) for x in chosen], float(overall)
         )
         return f"Saved ({len(self.store.annotations())} annotations in total)."
+
+
+def vote_of(state: dict, annotator: str, outcome: str, verdict) -> Vote:
+    """The stored vote for the comparison in `state`; `verdict` is the LLM judge's (None without a judge)."""
+    return Vote(
+        annotator=annotator,
+        session=state["session"],
+        item_id=state["item_id"],
+        model_a=state["model_a"],
+        model_b=state["model_b"],
+        order_shown=state["order"],
+        outcome=outcome,
+        judge_outcome=None if verdict is None else getattr(verdict.combined, "value", "unscored"),
+        judge_flipped=None if verdict is None else verdict.flipped,
+        token=state["token"],
+    )

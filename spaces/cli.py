@@ -14,8 +14,18 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
     """The Space sits above this package; it is imported only when its command runs."""
     space = subparsers.add_parser("space", help="start the Gradio arena / annotation / leaderboard app")
-    space.add_argument("--runs", type=Path, help="folder of run folders whose responses and scores to show")
-    space.add_argument("--released", type=Path, help="folder of released HelloBench responses (one per model)")
+    space.add_argument(
+        "--runs",
+        type=Path,
+        nargs="+",
+        metavar="FOLDER",
+        help="run folders (of any benchmark), or folders of run folders, whose responses to pair and scores to show",
+    )
+    space.add_argument(
+        "--released",
+        type=Path,
+        help="folder of released HelloBench responses, one folder per model (default without --runs: ../shared's)",
+    )
     space.add_argument("--db", type=Path, default=Path("votes.sqlite"), help="SQLite file of votes")
     space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")
     space.add_argument("--source", help="HelloBench source folder")
@@ -33,7 +43,8 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
 def run_space(args: argparse.Namespace) -> int:
     from longform_eval.spaces.app import main as space_main
 
-    space_main({k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()})
+    settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
+    space_main(settings | {"runs": [str(p) for p in args.runs or ()]})
     return 0
 
 

@@ -1,11 +1,21 @@
-"""Leaderboard figures from the stored votes, computed with `longform_eval.metric.pairwise`."""
+"""Leaderboard figures from the stored votes, computed with `longform_eval.metric.pairwise`.
+
+Human votes and the LLM judge's verdicts on the same comparisons are rated apart and labelled apart; the run
+folders' own judge-based scores come beside them. `compute_board` makes all of it at once (seconds for 10,000
+votes), which is why the app caches it (`board_cache.BoardCache`) and never runs it in the vote handler.
+"""
 
 from __future__ import annotations
 
 import itertools
 import json
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.metric.pairwise import (
@@ -19,11 +29,25 @@ from longform_eval.metric.pairwise import (
     win_rate_matrix,
 )
 
-from .storage import Vote
+from .storage import OUTCOMES, Vote
+
+JUDGE = "llm-judge"
+RATING_HEADERS = ["model", "Elo", "BT", "BT 2.5%", "BT 97.5%", "battles"]
+ANNOTATOR_HEADERS = ["annotator", "GSB", "z", "GSB flag", "gold misses", "gold flag", "disqualified"]
+RUN_HEADERS = ["run", "benchmark", "model", "judge", "score / wAvg", "unscored"]
 
 
-def battles_of(votes: list[Vote]) -> list[Battle]:
+def human_battles(votes: Sequence[Vote]) -> list[Battle]:
     return [Battle(v.model_a, v.model_b, Outcome(v.outcome), v.annotator, v.item_id) for v in votes]
+
+
+def judge_battles(votes: Sequence[Vote]) -> list[Battle]:
+    """The LLM judge's verdict on each voted comparison it scored, in the frame shown to the voter."""
+    return [
+        Battle(v.model_a, v.model_b, Outcome(v.judge_outcome), JUDGE, v.item_id)
+        for v in votes
+        if v.judge_outcome in OUTCOMES
+    ]
 
 
 def canonical(vote: Vote) -> tuple[tuple[str, str, str], Outcome]:
@@ -34,13 +58,13 @@ def canonical(vote: Vote) -> tuple[tuple[str, str, str], Outcome]:
     return (vote.item_id, vote.model_a, vote.model_b), outcome
 
 
-def ratings_table(votes: list[Vote], bootstrap: int = 100) -> list[list]:
-    battles = battles_of(votes)
+def ratings_table(battles: Sequence[Battle], bootstrap: int = 100) -> list[list]:
+    """One row per model: Elo (K=4, 20 shuffles), Bradley-Terry with its 95% bootstrap interval, battles."""
     if not battles:
         return []
     elo = elo_ratings(battles)
     bt = bradley_terry(battles, bootstrap=bootstrap, seed=0)
-    games = defaultdict(int)
+    games: dict[str, int] = defaultdict(int)
     for b in battles:
         games[b.model_a] += 1
         games[b.model_b] += 1
@@ -51,41 +75,46 @@ def ratings_table(votes: list[Vote], bootstrap: int = 100) -> list[list]:
     return sorted(rows, key=lambda r: -r[2])
 
 
-def annotator_table(votes: list[Vote]) -> list[list]:
-    battles = battles_of(votes)
-    if not battles:
-        return []
+def annotator_table(battles: Sequence[Battle]) -> list[list]:
     return [
         [q.annotator, round(q.gsb, 3), round(q.z, 2), q.gsb_flag, q.gold_misses, q.gold_flag, q.disqualified]
-        for q in quality_control(battles)
+        for q in (quality_control(battles) if battles else [])
     ]
 
 
-def agreement_summary(votes: list[Vote]) -> dict[str, float | int | None]:
+def agreement_summary(votes: Sequence[Vote]) -> dict[str, float | int | None]:
     labels: dict[str, dict] = defaultdict(dict)
     for vote in votes:
         key, outcome = canonical(vote)
         labels[vote.annotator][key] = outcome
     pairs = [pairwise_agreement(labels[a], labels[b]) for a, b in itertools.combinations(sorted(labels), 2)]
     pairs = [p for p in pairs if p is not None]
-    judged = [v for v in votes if v.judge_outcome and v.judge_outcome != "unscored"]
+    judged = [v for v in votes if v.judge_outcome in OUTCOMES]
     flips = [v.judge_flipped for v in votes if v.judge_flipped is not None]
     return {
         "votes": len(votes),
+        "judged": len(judged),
         "human_human": sum(pairs) / len(pairs) if pairs else None,
         "human_judge": sum(v.judge_outcome == v.outcome for v in judged) / len(judged) if judged else None,
         "judge_flip_rate": sum(flips) / len(flips) if flips else None,
     }
 
 
-def win_rate_figure(votes: list[Vote]):
-    import matplotlib
+def summary_text(summary: dict[str, float | int | None]) -> str:
+    def pct(value: Any) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    return (
+        f"**{summary['votes']} human votes** ({summary['judged']} with an LLM-judge verdict). Agreement "
+        f"human-human: {pct(summary['human_human'])}; human-judge: {pct(summary['human_judge'])}; judge flip rate: "
+        f"{pct(summary['judge_flip_rate'])}."
+    )
 
-    figure, axis = plt.subplots(figsize=(5.5, 4.5))
-    battles = battles_of(votes)
+
+def win_rate_figure(battles: Sequence[Battle], title: str = "human votes") -> Figure:
+    """The win-rate matrix as a matplotlib Figure (no pyplot: no global figure list to leak, safe in threads)."""
+    figure = Figure(figsize=(5.5, 4.5))
+    axis = figure.add_subplot()
     if not battles:
         axis.text(0.5, 0.5, "no votes yet", ha="center", va="center")
         axis.axis("off")
@@ -97,23 +126,52 @@ def win_rate_figure(votes: list[Vote]):
     for i, j in itertools.product(range(len(models)), repeat=2):
         if matrix[i, j] == matrix[i, j]:  # not NaN
             axis.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8)
-    axis.set_title("win rate of row over column (ties = half)")
+    axis.set_title(f"{title}: win rate of row over column (ties = half)")
     figure.colorbar(image, ax=axis)
     figure.tight_layout()
     return figure
 
 
-def run_scores(runs: Path | None) -> list[list]:
-    """One row per run folder: its benchmark's own headline figure (`Benchmark.headline`)."""
+def run_scores(folders: Sequence[Path]) -> list[list]:
+    """One row per run folder with a scores.json: its benchmark's own headline figure (`Benchmark.headline`)."""
     rows = []
-    for path in sorted(runs.glob("**/scores.json")) if runs and runs.is_dir() else []:
+    for folder in folders:
+        path = folder / "scores.json"
+        if not path.is_file():
+            continue
         s = json.loads(path.read_text(encoding="utf-8"))
         try:
             headline, _ = create_benchmark(s["benchmark"], s.get("config")).headline(s)
         except (KeyError, ValueError) as error:
             headline = f"unreadable ({error})"
-        rows.append(
-            [str(path.parent.relative_to(runs)), s.get("benchmark"), s.get("model"), s.get("judge"), headline]
-            + [s.get("n_unscored")]
-        )
+        rows.append([str(folder), s.get("benchmark"), s.get("model"), s.get("judge"), headline, s.get("n_unscored")])
     return rows
+
+
+@dataclass(frozen=True)
+class Board:
+    """Everything the Leaderboard tab shows, in the order of its components, and how many votes it counts."""
+
+    votes: int
+    summary: str
+    heatmap: Figure
+    human: list[list]
+    judge: list[list]
+    annotators: list[list]
+    runs: list[list]
+
+    def outputs(self) -> tuple:
+        return (self.summary, self.heatmap, self.human, self.judge, self.annotators, self.runs)
+
+
+def compute_board(votes: Sequence[Vote], runs: Sequence[Path] = (), bootstrap: int = 100) -> Board:
+    humans = human_battles(votes)
+    return Board(
+        len(votes),
+        summary_text(agreement_summary(votes)),
+        win_rate_figure(humans),
+        ratings_table(humans, bootstrap),
+        ratings_table(judge_battles(votes), bootstrap),
+        annotator_table(humans),
+        run_scores(runs),
+    )

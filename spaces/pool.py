@@ -1,78 +1,141 @@
-"""What the arena compares: HelloBench prompts and the responses of several models to them.
+"""What the arena compares: questions of any benchmark and the responses of several models to them.
 
-Responses come from run folders (`generations.jsonl`) and/or folders of released HelloBench responses
-(`<model>/<task>_results.jsonl[.gz]`, as in ../shared/data/hellobench/generations/main_exp). A line that does not
-parse (the torn last line of a run killed with SIGKILL, a damaged record) is skipped with a warning naming the file
-and line: one bad line never keeps the Space from starting.
+Responses come from run folders (`run_folders.read_runs`: any benchmark, read through its plug-in) and/or folders
+of released HelloBench responses (`<model>/<task>_results.jsonl[.gz]`, as in
+../shared/data/hellobench/generations/main_exp). Two sources pair up on the same item key (benchmark, config and
+sample id). A line that does not parse (the torn last line of a killed run, a damaged record) is skipped with a
+warning naming the file and line: one bad line never keeps the Space from starting.
 """
 
 from __future__ import annotations
 
 import random
+import warnings
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from longform_eval.dataset_builder.released import read_records, released_responses
+from longform_eval.dataset_builder.released import released_responses
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.dataset_rows import benchmark_rows
+
+from .items import Item, item_key, item_of
+from .run_folders import read_runs
+
+RELEASED_BENCHMARK = ("hellobench", "all")  # the layout of released responses is HelloBench's own
 
 
 @dataclass(frozen=True)
 class Pair:
-    item_id: str
+    item_id: str  # the item key
     model_a: str
     model_b: str
     order_shown: str  # "sorted" if model_a < model_b, else "swapped"
 
 
 class ResponsePool:
-    def __init__(self, rows: list[dict[str, Any]], responses: dict[str, dict[str, str]]):
-        self.rows = {row["id"]: row for row in rows}
-        self.responses = {i: r for i, r in responses.items() if i in self.rows}
+    def __init__(self, items: Iterable[Item], responses: Mapping[str, Mapping[str, str]]):
+        self.by_key = {item.key: item for item in items}
+        self.responses = {key: dict(r) for key, r in responses.items() if key in self.by_key}
+        self.pairable = sorted(key for key, by_model in self.responses.items() if len(by_model) >= 2)
 
     @classmethod
     def load(
         cls,
-        runs: Path | None = None,
+        runs: Sequence[Path] = (),
         released: Path | None = None,
         source: str | None = None,
         dataset: str | None = None,
     ) -> ResponsePool:
-        """HelloBench rows the way the runner reads them (`dataset`, else the cached build of `source`)."""
-        rows = benchmark_rows(create_benchmark("hellobench", "all"), dataset, source=source)
-        responses: dict[str, dict[str, str]] = defaultdict(dict)
+        """Released HelloBench responses (rows from `dataset`, else the cached build of `source`), then the
+        responses of every run folder among and below `runs`."""
+        pool = PoolBuilder()
         if released and released.is_dir():
-            for model_dir in sorted(p for p in released.iterdir() if p.is_dir()):
-                for item_id, text in released_responses(model_dir):
-                    responses[item_id].setdefault(model_dir.name, text)
-        if runs and runs.is_dir():
-            for generations in sorted(runs.glob("**/generations.jsonl")):
-                for record in read_records(generations, "sample_id"):
-                    model = record.get("model") or generations.parent.name
-                    responses[record["sample_id"]].setdefault(model, record["response"])
-        return cls(rows, responses)
+            add_released(pool, released, source, dataset)
+        for run in read_runs(runs):
+            pool.add(run.items, run.responses, run.model, str(run.folder))
+        return pool.build()
+
+    def item(self, key: str) -> Item:
+        return self.by_key[key]
 
     def models(self) -> list[str]:
         return sorted({m for by_model in self.responses.values() for m in by_model})
 
-    def items(self, task: str | None = None, subcategory: str | None = None) -> list[str]:
-        return [
-            item_id
-            for item_id, by_model in self.responses.items()
-            if len(by_model) >= 2
-            and (not task or self.rows[item_id]["task"] == task)
-            and (not subcategory or self.rows[item_id]["subcategory"] == subcategory)
-        ]
+    def groups(self) -> list[str]:
+        """The group values (HelloBench tasks, LongBench-Write types, ...) that have a pair to show."""
+        return sorted({self.by_key[key].group for key in self.pairable} - {""})
 
-    def random_pair(self, rng: random.Random, task: str | None = None, subcategory: str | None = None) -> Pair:
-        candidates = self.items(task, subcategory)
+    def items(self, group: str | None = None, subgroup: str | None = None) -> list[str]:
+        """Keys of the items with responses from two models or more that match the filters."""
+        return [key for key in self.pairable if matches(self.by_key[key], group, subgroup)]
+
+    def random_pair(self, rng: random.Random, group: str | None = None, subgroup: str | None = None) -> Pair:
+        candidates = self.items(group, subgroup)
         if not candidates:
-            raise LookupError("no prompt with responses from two models matches this filter")
-        item_id = rng.choice(sorted(candidates))
-        first, second = rng.sample(sorted(self.responses[item_id]), 2)
-        return Pair(item_id, first, second, "sorted" if first < second else "swapped")
+            raise LookupError("no question with responses from two models matches this filter")
+        key = rng.choice(candidates)
+        first, second = rng.sample(sorted(self.responses[key]), 2)
+        return Pair(key, first, second, "sorted" if first < second else "swapped")
 
-    def response(self, item_id: str, model: str) -> str:
-        return self.responses[item_id][model]
+    def annotatable(self, group: str | None = None) -> list[str]:
+        """Keys of the items with HelloEval checklists and at least one response."""
+        return sorted(
+            key
+            for key, item in self.by_key.items()
+            if item.checklists and self.responses.get(key) and matches(item, group, None)
+        )
+
+    def response(self, key: str, model: str) -> str:
+        return self.responses[key][model]
+
+
+def matches(item: Item, group: str | None, subgroup: str | None) -> bool:
+    return (not group or item.group == group) and (not subgroup or subgroup in item.subgroup.split(" / "))
+
+
+class PoolBuilder:
+    """Collects items and responses from several sources; a model name already taken by another source gets the
+    source's folder name appended, so two folders of one model never merge silently."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, Item] = {}
+        self.responses: dict[str, dict[str, str]] = defaultdict(dict)
+        self.sources: dict[str, str] = {}
+
+    def add(self, items: Mapping[str, Item], responses: Mapping[str, str], model: str, source: str) -> None:
+        clashes = {k for k in responses if k in self.by_key and self.by_key[k].question != items[k].question}
+        if clashes:
+            warnings.warn(
+                f"{source}: {len(clashes)} questions differ from those already loaded under the same sample id "
+                f"(first: {min(clashes)}); their responses are skipped",
+                stacklevel=2,
+            )
+        label = self.label(model, source)
+        for key, text in responses.items():
+            if key not in clashes:
+                self.by_key.setdefault(key, items[key])
+                self.responses[key].setdefault(label, text)
+
+    def label(self, model: str, source: str) -> str:
+        label = model if self.sources.get(model, source) == source else f"{model} ({Path(source).name})"
+        self.sources.setdefault(label, source)
+        return label
+
+    def build(self) -> ResponsePool:
+        return ResponsePool(self.by_key.values(), self.responses)
+
+
+def add_released(pool: PoolBuilder, released: Path, source: str | None, dataset: str | None) -> None:
+    """Every model folder of released HelloBench responses, as one source each (the folder name is the model)."""
+    benchmark = create_benchmark(*RELEASED_BENCHMARK)
+    rows = benchmark_rows(benchmark, dataset, None, source)
+    items = {item.key: item for item in (item_of(benchmark, row) for row in rows)}
+    for model_dir in sorted(p for p in released.iterdir() if p.is_dir()):
+        responses = {}
+        for sample_id, text in released_responses(model_dir):
+            key = item_key(benchmark, sample_id)
+            if key in items:
+                responses.setdefault(key, text)
+        pool.add(items, responses, model_dir.name, str(model_dir))

@@ -12,7 +12,7 @@ import io
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,6 +22,7 @@ from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.spaces.fields import check_id
 
 SCHEMA_VERSION = 2
+BUSY_TIMEOUT_S = 30  # a writer waits this long for another writer's lock (30 clients voting at once) before failing
 TABLES = (
     """CREATE TABLE IF NOT EXISTS votes (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -104,39 +105,48 @@ class VoteStore:
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
         """A fresh connection per operation: safe across Gradio's worker threads."""
-        connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
             yield connection
         finally:
             connection.close()
 
     def add_vote(self, vote: Vote) -> int:
-        """Insert one vote.
+        """Insert one vote (one statement, committed at once); its row id.
 
         Raises:
             AlreadyVoted: a vote with the same comparison token is stored (checked by SQLite's UNIQUE index).
             FieldError: the annotator id, session or token is too long or holds control characters.
         """
-        if vote.outcome not in OUTCOMES:
-            raise ValueError(f"unknown outcome {vote.outcome!r}")
-        check_id(vote.annotator, "annotator id")
-        check_id(vote.session, "session id")
-        if vote.token is not None:
-            check_id(vote.token, "comparison token")
-        row = asdict(vote)
-        row["created"] = vote.created or time.time()
-        row["judge_flipped"] = None if vote.judge_flipped is None else int(vote.judge_flipped)
-        columns = ", ".join(row)
+        row = vote_row(vote)
         with self.connect() as connection:
             try:
-                cursor = connection.execute(
-                    f"INSERT INTO votes ({columns}) VALUES ({', '.join('?' for _ in row)})", tuple(row.values())
-                )
+                return int(connection.execute(insert_statement(row), tuple(row.values())).lastrowid)
             except sqlite3.IntegrityError as error:
-                if "votes.token" in str(error):
+                if token_clash(error):
                     raise AlreadyVoted(f"comparison {vote.token} was already voted on") from error
                 raise
-            return int(cursor.lastrowid)
+
+    def add_votes(self, votes: Iterable[Vote]) -> int:
+        """Insert many votes in one transaction (an import, a benchmark's seed): all of them or none; how many.
+
+        Raises:
+            AlreadyVoted, FieldError: as `add_vote`, for the first vote refused (nothing is stored then).
+        """
+        rows = [vote_row(vote) for vote in votes]
+        if not rows:
+            return 0
+        with self.connect() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                connection.executemany(insert_statement(rows[0]), [tuple(row.values()) for row in rows])
+            except BaseException as error:
+                connection.execute("ROLLBACK")
+                if isinstance(error, sqlite3.IntegrityError) and token_clash(error):
+                    raise AlreadyVoted("a comparison among these votes was already voted on") from error
+                raise
+            connection.execute("COMMIT")
+        return len(rows)
 
     def has_vote(self, token: str) -> bool:
         with self.connect() as connection:
@@ -210,6 +220,29 @@ class VoteStore:
         write_text_atomic(folder / "votes.jsonl", "".join(json.dumps(v) + "\n" for v in votes))
         write_text_atomic(folder / "annotations.jsonl", "".join(json.dumps(a) + "\n" for a in self.annotations()))
         return [folder / "votes.csv", folder / "votes.jsonl", folder / "annotations.jsonl"]
+
+
+def vote_row(vote: Vote) -> dict[str, Any]:
+    """The vote as the columns of its row, after the checks the store makes on every vote."""
+    if vote.outcome not in OUTCOMES:
+        raise ValueError(f"unknown outcome {vote.outcome!r}")
+    check_id(vote.annotator, "annotator id")
+    check_id(vote.session, "session id")
+    if vote.token is not None:
+        check_id(vote.token, "comparison token")
+    row = asdict(vote)
+    row["created"] = vote.created or time.time()
+    row["judge_flipped"] = None if vote.judge_flipped is None else int(vote.judge_flipped)
+    return row
+
+
+def insert_statement(row: dict[str, Any]) -> str:
+    return f"INSERT INTO votes ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})"
+
+
+def token_clash(error: sqlite3.IntegrityError) -> bool:
+    """Whether SQLite refused a row because the UNIQUE index on the comparison token holds it already."""
+    return "votes.token" in str(error)
 
 
 def csv_cell(value: Any) -> Any:

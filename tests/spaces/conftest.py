@@ -1,13 +1,19 @@
 from __future__ import annotations
 
+import json
 import random
 import socket
+from pathlib import Path
 
 import pytest
 
 from longform_eval.dataset_builder import hellobench
+from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.cli import main as cli_main
+from longform_eval.inference.dataset_rows import benchmark_rows
 from longform_eval.spaces.app import build_app, launch
 from longform_eval.spaces.arena import Arena
+from longform_eval.spaces.items import item_of
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.storage import VoteStore
 
@@ -32,9 +38,47 @@ def hellobench_rows(shared_data):
 
 def pool_of(rows) -> ResponsePool:
     """Three models on three chat prompts; one answer is hostile markup."""
-    ids = [r["id"] for r in rows if r["task"] == "chat"][:3]
-    responses = {i: {"model-x": f"X answers {i}.", "model-y": f"Y answers {i}.", "model-z": HOSTILE} for i in ids}
-    return ResponsePool(rows, responses)
+    items = [item_of(create_benchmark("hellobench", "all"), row) for row in rows]
+    keys = [item.key for item in items if item.group == "chat"][:3]
+    responses = {k: {"model-x": f"X answers {k}.", "model-y": f"Y answers {k}.", "model-z": HOSTILE} for k in keys}
+    return ResponsePool(items, responses)
+
+
+def import_run(out: Path, benchmark: str, responses: dict[str, str], name: str) -> Path:
+    """A run folder made by the runner itself: `longform-eval import-generations` of a JSON Lines file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    source = out.parent / f"{out.name}.jsonl"
+    lines = [json.dumps({"id": i, "response": r}, ensure_ascii=False) for i, r in responses.items()]
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert (
+        cli_main(["import-generations", str(source), "--out", str(out), "--benchmark", benchmark, "--name", name]) == 0
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def zh_rows(shared_data):
+    """Three Chinese LongBench-Write prompts, as the runner reads them."""
+    rows = benchmark_rows(create_benchmark("longbench_write", "all"), None)
+    return [row for row in rows if row["language"] == "zh"][:3]
+
+
+@pytest.fixture(scope="session")
+def zh_runs(zh_rows, tmp_path_factory) -> list[Path]:
+    """Two run folders of LongBench-Write (config all) with answers of two writers to the same Chinese prompts."""
+    root = tmp_path_factory.mktemp("zh-runs")
+    return [
+        import_run(
+            root / writer,
+            "longbench_write:all",
+            {
+                row["id"]: f"{writer} 的回答：关于「{row['prompt'][:12]}」，这里是第{i + 1}篇短文。"
+                for i, row in enumerate(zh_rows)
+            },
+            writer,
+        )
+        for writer in ("writer-a", "writer-b")
+    ]
 
 
 @pytest.fixture
@@ -42,10 +86,8 @@ def small_pool(hellobench_rows):
     return pool_of(hellobench_rows)
 
 
-@pytest.fixture(scope="session")
-def launched_app(hellobench_rows, tmp_path_factory):
-    """One app for the whole session, started as the Space starts it: `launch`, address from GRADIO_SERVER_*."""
-    arena = Arena(pool_of(hellobench_rows), VoteStore(tmp_path_factory.mktemp("app") / "votes.sqlite"))
+def serve(arena: Arena):
+    """Start `arena` as the Space starts it (`launch`, address from GRADIO_SERVER_*); yields (arena, url)."""
     app = build_app(arena)
     port = free_port()
     environ = {"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port)}
@@ -54,6 +96,20 @@ def launched_app(hellobench_rows, tmp_path_factory):
         yield arena, f"http://127.0.0.1:{port}/"
     finally:
         app.close()
+
+
+@pytest.fixture(scope="session")
+def launched_app(hellobench_rows, tmp_path_factory):
+    """One app for the whole session over three HelloBench chat prompts."""
+    yield from serve(Arena(pool_of(hellobench_rows), VoteStore(tmp_path_factory.mktemp("app") / "votes.sqlite")))
+
+
+@pytest.fixture(scope="session")
+def zh_app(zh_runs, tmp_path_factory):
+    """The app started on two LongBench-Write run folders of Chinese answers, as `longform-eval space --runs A B`."""
+    from longform_eval.spaces.app import arena_from_settings
+
+    yield from serve(arena_from_settings(zh_runs, db=str(tmp_path_factory.mktemp("zh-app") / "votes.sqlite")))
 
 
 @pytest.fixture

@@ -9,22 +9,55 @@ import time
 import pytest
 from gradio_client import Client
 
-from longform_eval.spaces.app import MAX_UPLOAD_BYTES, launch, server_address
+from longform_eval.spaces.app import MAX_UPLOAD_BYTES, build_app, launch, server_address
+from longform_eval.spaces.arena import Arena
+from longform_eval.spaces.storage import VoteStore
 
 
 def test_gradio_client_loads_an_item_votes_and_reads_the_leaderboard(running_app):
     arena, url = running_app
     client = Client(url, verbose=False)
     prompt, left, right, status = client.predict("chat", "", api_name="/new_pair")
-    assert "chat /" in prompt and left and right and status == "Which answer is better?"
+    assert "hellobench · chat /" in prompt and left and right and status == "Which answer is better?"
     summary, *_ = client.predict(api_name="/leaderboard")
-    assert summary.startswith("**0 votes.**")
-    reveal, summary, *_ = client.predict("tester", api_name="/vote_A")
+    assert summary.startswith("**0 human votes**")
+    reveal = client.predict("tester", api_name="/vote_A")  # the reveal only: no leaderboard in the vote's answer
     assert "You voted **A is better**" in reveal and "No LLM judge" in reveal
-    assert summary.startswith("**1 votes.**")
     assert arena.store.count() == 1 and arena.store.votes()[0].annotator == "tester"
-    reveal, *_ = client.predict("tester", api_name="/vote_B")
+    reveal = client.predict("tester", api_name="/vote_B")
     assert "already voted" in reveal and arena.store.count() == 1
+    summary, *_ = client.predict(api_name="/leaderboard")
+    assert summary.startswith("**1 human votes**")
+
+
+def test_votes_and_pairs_are_not_serialized_and_the_leaderboard_has_one_worker(small_pool, tmp_path):
+    arena = Arena(small_pool, VoteStore(tmp_path / "v.sqlite"))
+    app = build_app(arena)
+    limits = {f.api_name: (f.concurrency_limit, f.concurrency_id) for f in app.fns.values()}
+    assert all(limits[name][0] is None for name in ("new_pair", "vote_A", "vote_B", "vote_equally_bad"))
+    assert limits["leaderboard"] == (1, "leaderboard")
+    loads = [f for f in app.fns.values() if any(target[1] == "load" for target in f.targets)]
+    assert [f.fn for f in loads] == [arena.new_pair] and loads[0].concurrency_limit is None  # a pair on open
+
+
+def test_20_votes_from_10_concurrent_clients_store_20_rows(running_app):
+    from concurrent.futures import ThreadPoolExecutor
+
+    arena, url = running_app
+    computed = arena.board.computations
+
+    def client(number: int) -> list[str]:
+        session = Client(url, verbose=False)
+        reveals = []
+        for _ in range(2):
+            session.predict("", "", api_name="/new_pair")
+            reveals.append(session.predict(f"client{number}", api_name="/vote_equally_good"))
+        return reveals
+
+    with ThreadPoolExecutor(10) as workers:
+        reveals = [r for batch in workers.map(client, range(10)) for r in batch]
+    assert all(r.startswith("You voted") for r in reveals) and arena.store.count() == 20
+    assert len({v.token for v in arena.store.votes()}) == 20 and arena.board.computations == computed
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -85,7 +118,7 @@ def test_browser_vote_changes_the_leaderboard_and_model_output_stays_inert(runni
     browser.get(url)
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#new-comparison"))
     browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Leaderboard')]").click()
-    wait_for(lambda: "0 votes" in text_of(browser, "#leaderboard-summary"))
+    wait_for(lambda: "0 human votes" in text_of(browser, "#leaderboard-summary"))
     browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Arena')]").click()
     for _ in range(10):  # load comparisons until the hostile answer is on screen
         browser.find_element(By.CSS_SELECTOR, "#new-comparison").click()
@@ -107,9 +140,33 @@ def test_browser_vote_changes_the_leaderboard_and_model_output_stays_inert(runni
     browser.find_element(By.CSS_SELECTOR, "#vote-A").click()
     wait_for(lambda: "You voted" in text_of(browser, "#reveal"))
     browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Leaderboard')]").click()
-    wait_for(lambda: "1 votes" in text_of(browser, "#leaderboard-summary"))
+    wait_for(lambda: "1 human votes" in text_of(browser, "#leaderboard-summary"))
     browser.save_screenshot(str(tmp_path / "leaderboard.png"))
     assert arena.store.count() == 1
+
+
+@pytest.mark.slow
+def test_browser_page_opens_with_a_pair_loaded_and_a_chinese_question_rendered(zh_app, zh_rows, browser):
+    from selenium.webdriver.common.by import By
+
+    arena, url = zh_app
+    browser.get(url)  # nothing is clicked: the page loads its first pair by itself
+    wait_for(lambda: text_of(browser, "#answer-a") and text_of(browser, "#answer-b"))
+    intro = text_of(browser, "#intro")
+    assert "longform-eval arena" in intro and "How to vote" in intro
+    assert browser.find_element(By.CSS_SELECTOR, "#intro h1").text.startswith("longform-eval arena")
+    question = text_of(browser, "#prompt")
+    (row,) = [row for row in zh_rows if row["id"] in question]
+    asked = [line.strip() for line in row["prompt"].splitlines() if line.strip()]
+    assert "longbench_write" in question and [line.strip() for line in question.splitlines()][-len(asked) :] == asked
+    assert "&#" not in question and "\\u" not in question  # characters, not escapes
+    assert "的回答" in text_of(browser, "#answer-a") and "的回答" in text_of(browser, "#answer-b")
+    assert text_of(browser, "#status") == "Which answer is better?"
+    browser.find_element(By.CSS_SELECTOR, "#vote-equally_good").click()
+    wait_for(lambda: "You voted" in text_of(browser, "#reveal"))
+    assert "imported:writer-a" in text_of(browser, "#reveal") and arena.store.count() == 1
+    browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Leaderboard')]").click()
+    wait_for(lambda: "1 human votes" in text_of(browser, "#leaderboard-summary"))
 
 
 def upload(url: str, size: int) -> int:
@@ -171,3 +228,13 @@ def test_launch_passes_the_environment_address_and_the_upload_cap():
     app = RecordingBlocks()
     launch(app, {}, {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, quiet=True)
     assert app.options == {"server_name": "0.0.0.0", "server_port": 7860, "max_file_size": 1_000_000, "quiet": True}
+
+
+def test_runs_come_as_a_list_from_the_flag_or_path_separated_from_the_variable():
+    from longform_eval.inference.cli import parser
+    from longform_eval.spaces.app import run_paths
+
+    args = parser().parse_args(["space", "--runs", "runs/A", "runs/B"])
+    assert [str(p) for p in args.runs] == ["runs/A", "runs/B"] and run_paths(args.runs) == ["runs/A", "runs/B"]
+    assert run_paths(f"runs/A{os.pathsep}runs/B{os.pathsep}") == ["runs/A", "runs/B"]
+    assert run_paths(None) == [] and run_paths("") == []

@@ -1,18 +1,19 @@
-"""The arena's behaviour against hostile use, without a browser: racing vote buttons and oversized ids."""
+"""The arena's behaviour without a browser: votes are inserts (the leaderboard is cached apart), racing vote
+buttons, 300 concurrent votes, oversized ids."""
 
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import gradio as gr
 
 from longform_eval.spaces.arena import ALREADY_VOTED, VOTES, Arena
 from longform_eval.spaces.storage import VoteStore
 
 
-def arena_without_leaderboard(pool, path, judge=None) -> Arena:
-    """The leaderboard (plots, bootstrap) is not under test here and takes a second per vote: left out."""
-    arena = Arena(pool, VoteStore(path), judge, seed=1)
-    arena.leaderboard = lambda: ()
-    return arena
+def arena_of(pool, path, judge=None) -> Arena:
+    return Arena(pool, VoteStore(path), judge, seed=1)
 
 
 class JudgeThatWaitsForAllFour:
@@ -27,13 +28,12 @@ class JudgeThatWaitsForAllFour:
 
 
 def test_four_vote_buttons_fired_at_once_record_one_vote(small_pool, tmp_path):
-    arena = arena_without_leaderboard(small_pool, tmp_path / "v.sqlite", JudgeThatWaitsForAllFour())
+    arena = arena_of(small_pool, tmp_path / "v.sqlite", JudgeThatWaitsForAllFour())
     _, _, _, state, _ = arena.new_pair("", "", {})
     reveals = []
 
     def press(label: str) -> None:
-        _, reveal, *_ = arena.vote(label, "ann", state)
-        reveals.append(reveal)
+        reveals.append(arena.vote(label, "ann", state))
 
     threads = [threading.Thread(target=press, args=(label,)) for label in VOTES]
     for t in threads:
@@ -42,12 +42,12 @@ def test_four_vote_buttons_fired_at_once_record_one_vote(small_pool, tmp_path):
         t.join()
     assert arena.store.count() == 1 and arena.store.votes()[0].token == state["token"]
     assert sum(r.startswith("You voted") for r in reveals) == 1 and reveals.count(ALREADY_VOTED) == 3
-    _, reveal, *_ = arena.vote("A is better", "ann", state)  # later, one at a time: refused before the judge runs
+    reveal = arena.vote("A is better", "ann", state)  # later, one at a time: refused before the judge runs
     assert reveal == ALREADY_VOTED and arena.store.count() == 1
 
 
 def test_each_comparison_gets_its_own_token(small_pool, tmp_path):
-    arena = arena_without_leaderboard(small_pool, tmp_path / "v.sqlite")
+    arena = arena_of(small_pool, tmp_path / "v.sqlite")
     _, _, _, first, _ = arena.new_pair("", "", {})
     _, _, _, second, _ = arena.new_pair("", "", first)
     assert first["token"] != second["token"] and first["session"] == second["session"]
@@ -57,14 +57,14 @@ def test_each_comparison_gets_its_own_token(small_pool, tmp_path):
 
 
 def test_a_5mb_annotator_id_is_refused_with_a_message_and_nothing_is_stored(small_pool, tmp_path):
-    arena = arena_without_leaderboard(small_pool, tmp_path / "v.sqlite")
+    arena = arena_of(small_pool, tmp_path / "v.sqlite")
     _, _, _, state, _ = arena.new_pair("", "", {})
     huge = "x" * 5_000_000
-    _, reveal, *_ = arena.vote("A is better", huge, state)
+    reveal = arena.vote("A is better", huge, state)
     assert reveal == "**Not saved: annotator id is too long (5,000,000 characters; at most 64).**"
-    _, reveal, *_ = arena.vote("A is better", "ann\r\nInjected: header", state)
+    reveal = arena.vote("A is better", "ann\r\nInjected: header", state)
     assert "control characters" in reveal and arena.store.count() == 0
-    _, reveal, *_ = arena.vote("A is better", "  ", state)  # blank stays "anonymous"; the comparison was not spent
+    reveal = arena.vote("A is better", "  ", state)  # blank stays "anonymous"; the comparison was not spent
     assert reveal.startswith("You voted") and arena.store.votes()[0].annotator == "anonymous"
 
     _, _, annotation_state, *_ = arena.annotation_item("", {})
@@ -73,3 +73,49 @@ def test_a_5mb_annotator_id_is_refused_with_a_message_and_nothing_is_stored(smal
 
     prompt, *_, message = arena.new_pair("", huge, {})
     assert prompt == "" and "subcategory filter is too long" in message
+
+
+def test_a_vote_is_an_insert_and_the_leaderboard_is_computed_once_per_new_count(small_pool, tmp_path):
+    arena = arena_of(small_pool, tmp_path / "v.sqlite")
+    for label in [*VOTES] * 5:
+        _, _, _, state, _ = arena.new_pair("", "", {})
+        assert arena.vote(label, "ann", state).startswith("You voted")
+    assert arena.store.count() == 20 and arena.board.computations == 0  # no vote computed the leaderboard
+    summary, *_ = arena.leaderboard()
+    assert summary.startswith("**20 human votes**") and arena.board.computations == 1
+    assert arena.leaderboard()[0] == summary and arena.board.computations == 1  # served from the cache
+    _, _, _, state, _ = arena.new_pair("", "", {})
+    arena.vote("Both bad", "ann", state)
+    assert arena.leaderboard()[0].startswith("**21 human votes**") and arena.board.computations == 2
+    *outputs, shown = arena.board_update(None)  # a page that shows no board yet gets the whole board
+    assert shown == 21 and outputs[0].startswith("**21 human votes**")
+    assert arena.board_update(21) == (*[gr.skip()] * 6, 21)  # a timer tick on an unchanged board sends nothing
+    assert arena.board.computations == 2
+
+
+def test_viewers_waiting_on_one_computation_share_it(small_pool, tmp_path):
+    arena = arena_of(small_pool, tmp_path / "v.sqlite")
+    _, _, _, state, _ = arena.new_pair("", "", {})
+    arena.vote("A is better", "ann", state)
+    with ThreadPoolExecutor(8) as workers:
+        summaries = set(workers.map(lambda _: arena.leaderboard()[0], range(8)))
+    assert len(summaries) == 1 and arena.board.computations == 1
+
+
+def test_300_votes_from_30_threads_store_exactly_300_rows(small_pool, tmp_path):
+    arena = arena_of(small_pool, tmp_path / "v.sqlite")
+    labels = list(VOTES)
+
+    def client(number: int) -> list[str]:
+        reveals, state = [], {}
+        for i in range(10):
+            _, _, _, state, _ = arena.new_pair("", "", state)
+            reveals.append(arena.vote(labels[(number + i) % 4], f"client{number}", state))
+        return reveals
+
+    with ThreadPoolExecutor(30) as workers:
+        reveals = [r for batch in workers.map(client, range(30)) for r in batch]
+    assert all(r.startswith("You voted") for r in reveals)
+    votes = arena.store.votes()
+    assert arena.store.count() == len(votes) == 300 and len({v.token for v in votes}) == 300
+    assert {v.annotator for v in votes} == {f"client{n}" for n in range(30)} and arena.board.computations == 0

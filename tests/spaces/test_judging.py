@@ -32,7 +32,7 @@ def test_judge_is_asked_in_both_orders_and_a_flip_is_reported(small_pool, tmp_pa
     judge = PositionBiasedJudge()
     arena = Arena(small_pool, VoteStore(tmp_path / "v.sqlite"), ArenaJudge(judge), seed=1)
     _, _, _, state, _ = arena.new_pair("", "", {})
-    _, reveal, *_ = arena.vote("B is better", "ann", state)
+    reveal = arena.vote("B is better", "ann", state)
     first, second = judge.prompts
     a, b = (
         small_pool.response(state["item_id"], state["model_a"]),

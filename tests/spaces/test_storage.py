@@ -8,7 +8,14 @@ import threading
 import pytest
 
 from longform_eval.spaces.fields import FieldError
-from longform_eval.spaces.leaderboard import agreement_summary, annotator_table, ratings_table
+from longform_eval.spaces.leaderboard import (
+    agreement_summary,
+    annotator_table,
+    compute_board,
+    human_battles,
+    judge_battles,
+    ratings_table,
+)
 from longform_eval.spaces.safe_markdown import inert_markdown
 from longform_eval.spaces.storage import SCHEMA_VERSION, AlreadyVoted, Vote, VoteStore, csv_cell
 
@@ -39,10 +46,10 @@ def test_200_votes_from_8_threads_give_200_rows_and_a_consistent_leaderboard(tmp
     assert store.count() == 200
     votes = store.votes()
     assert len({(v.annotator, v.item_id) for v in votes}) == 200
-    table = ratings_table(votes, bootstrap=20)
+    table = ratings_table(human_battles(votes), bootstrap=20)
     assert sum(row[5] for row in table) == 400  # every battle counted for both models
     assert {row[0] for row in table} == set(MODELS)
-    assert len(annotator_table(votes)) == 8
+    assert len(annotator_table(human_battles(votes))) == 8
     assert agreement_summary(votes)["votes"] == 200
 
 
@@ -193,3 +200,29 @@ def test_csv_export_defuses_formulas_and_jsonl_keeps_the_raw_values(tmp_path):
 )
 def test_csv_cell_prefixes_a_quote_to_formula_starts_only(value, cell):
     assert csv_cell(value) == cell
+
+
+def test_many_votes_go_in_one_transaction_all_or_none(tmp_path):
+    store = VoteStore(tmp_path / "votes.sqlite")
+    votes = [Vote("ann", "s", f"item{i}", "m1", "m2", "sorted", OUTCOMES[i % 4], token=f"t{i}") for i in range(1000)]
+    assert store.add_votes(votes) == 1000 and store.count() == 1000
+    with pytest.raises(AlreadyVoted):
+        store.add_votes([Vote("ann", "s", "new", "m1", "m2", "sorted", "A", token="fresh"), votes[0]])
+    assert store.count() == 1000 and not store.has_vote("fresh")  # the fresh vote was rolled back with the clash
+    with pytest.raises(FieldError):
+        store.add_votes([Vote("ann\n", "s", "x", "m1", "m2", "sorted", "A")])
+    assert store.add_votes([]) == 0 and store.count() == 1000
+
+
+def test_the_board_rates_human_votes_and_judge_verdicts_apart(tmp_path):
+    votes = [
+        Vote("ann", "s", f"item{i}", "m1", "m2", "sorted", "A", judge_outcome="B" if i < 6 else "unscored")
+        for i in range(8)
+    ]
+    assert len(human_battles(votes)) == 8 and [b.annotator for b in judge_battles(votes)] == ["llm-judge"] * 6
+    board = compute_board(votes, bootstrap=10)
+    assert board.summary.startswith("**8 human votes** (6 with an LLM-judge verdict)")
+    assert "human-judge: 0.0%" in board.summary
+    assert board.human[0][0] == "m1" and board.human[0][5] == 8  # people prefer m1, in all 8 votes
+    assert board.judge[0][0] == "m2" and board.judge[0][5] == 6  # the judge prefers m2, in the 6 it scored
+    assert board.runs == [] and len(board.outputs()) == 6
