@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longform_eval.inference.runner import Run, RunConfigMismatch, SchemaMismatch
-from longform_eval.inference.runner.lock import RunFolderLocked, unlock_run_folder
 from longform_eval.inference.runner.run import CONFIG_FILE
 
 from .items import Item, item_of
 
-UNREADABLE = (RunConfigMismatch, SchemaMismatch, RunFolderLocked, OSError, ValueError, KeyError)
+UNREADABLE = (RunConfigMismatch, SchemaMismatch, OSError, ValueError, KeyError)
 
 
 @dataclass(frozen=True)
@@ -49,16 +48,12 @@ def run_folders(paths: Iterable[Path]) -> list[Path]:
 def read_run(folder: Path) -> RunResponses:
     """The run's current responses (this model, this generation config; `<think>` stripped as the run judges).
 
-    `Run.open` takes the folder's writer lock; it is released at once, so a runner can resume the folder while the
-    Space is up.
+    Read-only: no lock is taken and nothing is written, so a runner can write the folder while the Space is up.
     """
-    run = Run.open(folder)
-    try:
-        by_key = {row["id"]: item_of(run.benchmark, row) for row in run.rows}
-        current = run.responses().items()
-        responses = {by_key[sample_id].key: text for sample_id, (text, _) in current if sample_id in by_key}
-    finally:
-        unlock_run_folder((folder / ".lock").resolve())
+    run = Run.open(folder, read_only=True)
+    by_key = {row["id"]: item_of(run.benchmark, row) for row in run.rows}
+    current = run.responses().items()
+    responses = {by_key[sample_id].key: text for sample_id, (text, _) in current if sample_id in by_key}
     return RunResponses(folder, run.config.model_id, {item.key: item for item in by_key.values()}, responses)
 
 

@@ -34,7 +34,7 @@ def request_hash(request: Request, generation: dict[str, Any]) -> str:
 
 
 class Run:
-    def __init__(self, folder: str | Path, config: RunConfig, force: bool = False):
+    def __init__(self, folder: str | Path, config: RunConfig, force: bool = False, read_only: bool = False):
         self.folder = Path(folder)
         self.benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args)
         rows = benchmark_rows(self.benchmark, config.dataset, config.dataset_revision, config.source)
@@ -44,7 +44,9 @@ class Run:
         config.package_version = package_version()
         from ..parallel import process_rank
 
-        lock_run_folder(self.folder, process_rank())
+        self.read_only = read_only  # a reader (the Space, a baseline): no lock taken, nothing written
+        if not read_only:
+            lock_run_folder(self.folder, process_rank())
         self.config = self.reconcile(config, force)
         self.generations = RecordLog(self.folder / "generations.jsonl", GenerationRecord.KEY)
         self.judgements = RecordLog(self.folder / "judgements.jsonl", JudgementRecord.KEY)
@@ -54,12 +56,13 @@ class Run:
         self.failed: Counter[str] = Counter()
 
     @classmethod
-    def open(cls, folder: str | Path, **changes: Any) -> Run:
-        """Reopen an existing run folder (for `judge`, `score`, `report`), optionally changing fields."""
+    def open(cls, folder: str | Path, read_only: bool = False, **changes: Any) -> Run:
+        """Reopen an existing run folder (for `judge`, `score`, `report`), optionally changing fields; `read_only`
+        reads it as it is (no lock, no file written) while another process may be writing it."""
         stored = read_config(Path(folder))
         force = changes.pop("force", False)
         stored.update({k: v for k, v in changes.items() if v is not None})
-        return cls(folder, RunConfig.model_validate(stored), force=force)
+        return cls(folder, RunConfig.model_validate(stored), force=force, read_only=read_only)
 
     def reconcile(self, config: RunConfig, force: bool) -> RunConfig:
         path = self.folder / CONFIG_FILE
@@ -73,6 +76,8 @@ class Run:
                     "Use another --out folder, or --force to add records of the new configuration beside the old."
                 )
         text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+        if self.read_only:
+            return config
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             write_text_atomic(path, text)
         return config

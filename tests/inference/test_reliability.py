@@ -184,3 +184,33 @@ def test_a_changed_generation_is_judged_again(gpt4o_replays, tmp_path):
     run = Run.open(out)
     assert run.current_judgements()[victim].generation_hash == judgements[-1]["generation_hash"]
     assert run.current_judgements()[victim].generation_hash != first[1]["generation_hash"]
+
+
+def test_a_reader_opens_a_folder_a_writer_holds_and_writes_nothing(gpt4o_replays, tmp_path):
+    generations, verdicts = gpt4o_replays
+    out = tmp_path / "run"
+    assert main(chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
+    from longform_eval.inference.runner.lock import unlock_run_folder
+
+    unlock_run_folder((out / ".lock").resolve())  # this process wrote it; now another one holds it
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from longform_eval.inference.runner.lock import "
+            "lock_run_folder; lock_run_folder(Path(sys.argv[1])); print('locked', flush=True); time.sleep(60)",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        run = Run.open(out, read_only=True)
+        assert len(run.responses()) == 2
+    finally:
+        holder.kill()
+        holder.wait()
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name != ".lock"}
+    assert after == {k: v for k, v in before.items() if k != ".lock"}
