@@ -131,10 +131,11 @@ def onnx_candidate(precision: str) -> Timed:
     from transformers import AutoTokenizer
 
     from longform_eval.inference.backends.onnx_export import export_gguf_to_onnx
+    from longform_eval.inference.backends.ort_backend import OrtGenAIBackend
 
     folder = export_gguf_to_onnx(model_gguf(), precision)
     began = time.perf_counter()
-    model = og.Model(str(folder))
+    model = OrtGenAIBackend(str(folder)).model  # the backend's own session settings (threads)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     load = time.perf_counter() - began
 
@@ -191,6 +192,14 @@ def converted_ct2() -> Path:
     return target
 
 
+def peak_rss_gb() -> float:
+    """This process's own high-water mark (VmHWM; ru_maxrss would carry the parent's over exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1e6
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+
+
 def child(kind: str) -> None:
     if kind.startswith("onnx-"):
         timed = onnx_candidate(kind.removeprefix("onnx-"))
@@ -200,7 +209,7 @@ def child(kind: str) -> None:
         timed = openvino_candidate()
     else:
         timed = hf_candidate(kind)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    peak = peak_rss_gb()
     print(json.dumps({"load_s": timed.load, "prefill": timed.prefill, "decode": timed.decode, "rss_gb": peak}))
 
 
