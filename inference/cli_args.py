@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from .backends import check_options
-from .benchmarks import Benchmark, benchmark_names, create_benchmark
+from .benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark
 from .config import GenerationConfig, ModelSpec, parse_model_args
 from .runner import RunConfig
 
@@ -29,6 +29,11 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--benchmark-arg", action="append", help="benchmark option KEY=VALUE (repeatable; typed and checked)"
+    )
+    parser.add_argument(
+        "--baseline",
+        help="pairwise benchmarks: the answers to compare with, 'reference' (the dataset's reference answers) or a "
+        "run folder of another model (the same as --benchmark-arg baseline=...)",
     )
     parser.add_argument("--dataset", help="dataset folder or Hub repo id (default: built from the source files)")
     parser.add_argument("--dataset-revision", help="Hub revision (branch, tag or commit) of --dataset")
@@ -135,9 +140,33 @@ def judge_settings(args: argparse.Namespace, paper: GenerationConfig, demo: bool
 
 
 def benchmark_from(args: argparse.Namespace, benchmark_name: str) -> Benchmark:
-    """`NAME[:CONFIG]` and `--benchmark-arg k=v` -> the benchmark, its options checked."""
+    """`NAME[:CONFIG]`, `--benchmark-arg k=v` and `--baseline` -> the benchmark, its options checked."""
     name, _, config_name = benchmark_name.partition(":")
-    return create_benchmark(name, config_name or None, parse_model_args(args.benchmark_arg, "--benchmark-arg"))
+    options = parse_model_args(args.benchmark_arg, "--benchmark-arg")
+    options = with_baseline(name, options, getattr(args, "baseline", None))
+    benchmark = create_benchmark(name, config_name or None, options)
+    if getattr(args, "command", None) == "run" and lacks_baseline(benchmark):
+        raise ValueError(f"{name} judges the model against a baseline: pass --baseline (e.g. a run folder)")
+    return benchmark
+
+
+def lacks_baseline(benchmark: Benchmark) -> bool:
+    """A benchmark with a `baseline` option that is not set (a run folder without one can only generate)."""
+    return "baseline" in type(benchmark.args).model_fields and benchmark.args.baseline is None
+
+
+def with_baseline(name: str, options: dict[str, Any], baseline: str | None) -> dict[str, Any]:
+    """`--baseline` as the benchmark option `baseline`, for the benchmarks that have one."""
+    if baseline is None:
+        return options
+    if "baseline" not in benchmark_class(name).Args.model_fields:
+        pairwise = [n for n in benchmark_names() if "baseline" in benchmark_class(n).Args.model_fields]
+        raise ValueError(
+            f"--baseline: {name} compares with no baseline; pairwise benchmarks do ({', '.join(pairwise)})"
+        )
+    if options.get("baseline", baseline) != baseline:
+        raise ValueError(f"--baseline {baseline!r} and --benchmark-arg baseline={options['baseline']!r} disagree")
+    return options | {"baseline": baseline}
 
 
 def dataset_fields(args: argparse.Namespace, benchmark: Benchmark) -> dict[str, Any]:

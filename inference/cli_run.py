@@ -30,6 +30,7 @@ from .config import ModelSpec
 from .parallel import is_main_process
 from .report import print_leaderboard, save_invocation, summary_lines, write_report
 from .report_lengths import print_length_view
+from .report_pairwise import print_pairwise_view
 from .runner import Run, RunConfig
 from .runner.run import read_config
 
@@ -65,9 +66,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument("folders", type=Path, nargs="+")
     report.set_defaults(handler=command_report)
 
+    from .cli_agreement import add_agreement_command
     from .cli_tools import add_tool_commands
 
     add_tool_commands(subparsers)
+    add_agreement_command(subparsers)
 
 
 def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
@@ -246,6 +249,7 @@ def command_report(args: argparse.Namespace) -> int:
     for folder in args.folders:
         print(write_report(folder))
     print_length_view(args.folders)
+    print_pairwise_view(args.folders)
     print_leaderboard(args.folders)
     return 0
 

@@ -137,3 +137,44 @@ def loglog_scatter(
     if drawn:
         axis.legend(fontsize=8)
     return save(figure, path)
+
+
+def interval_plot(
+    path: Path, ratings: dict[str, tuple[float, float, float]], xlabel: str, title: str, unit: str = "models"
+) -> Plot:
+    """One row per name: the point (rating) and its interval (lower, upper), best at the top."""
+    absent = too_few(path, 1, len(ratings), unit)
+    if absent:
+        return absent
+    ordered = sorted(ratings.items(), key=lambda item: item[1][0])
+    points = [value for _, (value, _, _) in ordered]
+    errors = [[value - low for _, (value, low, _) in ordered], [high - value for _, (value, _, high) in ordered]]
+    figure, axis = pyplot().subplots(figsize=(7, 1.2 + 0.45 * len(ordered)))
+    axis.errorbar(points, range(len(ordered)), xerr=errors, fmt="o", color="#4c72b0", capsize=4)
+    axis.set_yticks(range(len(ordered)), [name for name, _ in ordered])
+    axis.set_xlabel(xlabel)
+    axis.set_title(title)
+    return save(figure, path)
+
+
+def heat_map(path: Path, names: list[str], matrix: list[list[float | None]], title: str, unit: str = "models") -> Plot:
+    """Row i, column j: matrix[i][j] in percent (None: never compared, left blank)."""
+    absent = too_few(path, 2, len(names), unit)
+    if absent:
+        return absent
+    import numpy as np
+
+    values = np.array([[np.nan if v is None else v for v in row] for row in matrix], dtype=float)
+    size = 2.5 + 0.7 * len(names)
+    figure, axis = pyplot().subplots(figsize=(size + 1.5, size))
+    image = axis.imshow(values, cmap="RdBu", vmin=0, vmax=100)
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            if not np.isnan(value):
+                axis.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=8)
+    axis.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    axis.set_yticks(range(len(names)), names)
+    axis.set_xlabel("opponent")
+    axis.set_title(title, fontsize=10)
+    figure.colorbar(image, ax=axis, label="win rate of the row model (%)")
+    return save(figure, path)

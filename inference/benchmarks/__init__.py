@@ -1,6 +1,15 @@
 """Benchmarks as plug-ins: the contract, the registry, and row selection."""
 
-from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection, strip_think
+from .base import (
+    Benchmark,
+    BenchmarkArgs,
+    JudgeCall,
+    LengthTarget,
+    PairwiseBattle,
+    PaperSettings,
+    ReportSection,
+    strip_think,
+)
 from .registry import ENTRY_POINT_GROUP, benchmark_class, benchmark_names, create_benchmark, register_benchmark
 from .selection import Selection, rows_hash
 
@@ -10,6 +19,7 @@ __all__ = [
     "BenchmarkArgs",
     "JudgeCall",
     "LengthTarget",
+    "PairwiseBattle",
     "PaperSettings",
     "ReportSection",
     "Selection",

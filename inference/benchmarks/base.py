@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from longform_eval.metric.pairwise import StyleFeatures
+
 from ..backends.base import Request
 from ..config import GenerationConfig
 
@@ -94,6 +96,19 @@ class LengthTarget:
     actual: int
     unit: str
     kind: str = "about"
+
+
+@dataclass(frozen=True)
+class PairwiseBattle:
+    """One judged comparison of a run's model with its baseline, seen from the model's side (`outcome` "A": the
+    model's answer was better); answer lengths in characters and answer styles, model's first."""
+
+    item_id: str
+    model: str
+    baseline: str
+    outcome: str
+    lengths: tuple[int, int]
+    styles: tuple[StyleFeatures, StyleFeatures]
 
 
 @dataclass
@@ -178,5 +193,12 @@ class Benchmark(ABC):
         """Outputs against the length their prompts asked for, read from scores.json (default: none).
 
         `longform-eval report` shows them for every run that has them, side by side (`report_lengths`).
+        """
+        return []
+
+    def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
+        """The run's judged comparisons with a baseline, read from scores.json (default: none).
+
+        `longform-eval report` rates every model met in the given runs that have them (`report_pairwise`).
         """
         return []

@@ -10,7 +10,7 @@ from importlib.metadata import entry_points
 from .base import Benchmark
 
 ENTRY_POINT_GROUP = "longform_eval.benchmarks"
-BUILTIN_MODULES = ("hellobench", "longbench_write", "longgenbench")
+BUILTIN_MODULES = ("hellobench", "hellobench_pairwise", "longbench_write", "longgenbench", "tencentllmeval")
 _REGISTRY: dict[str, type[Benchmark]] = {}
 _discovered = False
 

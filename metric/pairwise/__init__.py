@@ -3,6 +3,7 @@
 Also the length-controlled win rate (AlpacaEval 2.0) and style-controlled Bradley-Terry (arena-hard-auto).
 """
 
+from .agreement import Agreement, judge_agreement, three_way
 from .annotators import (
     AnnotatorQC,
     gold_labels,
@@ -13,14 +14,26 @@ from .annotators import (
     three_label_agreement,
     z_scores,
 )
-from .judge import load_pairwise_prompt, pairwise_messages, parse_pairwise_verdict
+from .judge import (
+    SCORE_SCHEMA,
+    VERDICT_SCHEMA,
+    load_pairwise_prompt,
+    pairwise_messages,
+    parse_pairwise_verdict,
+    parse_single_score,
+    parse_verdict_reply,
+    single_score_messages,
+)
 from .length_control import LengthControlledWinRate, instruction_difficulty, length_controlled_win_rates
 from .outcomes import Battle, Outcome, as_outcome, combine_orders, flip_rate, from_single_scores, swap
 from .ratings import BradleyTerry, bradley_terry, elo_ratings, elo_win_probability, predicted_win_rates
 from .style_control import StyleControlledBT, StyleFeatures, style_controlled_bradley_terry, style_features
-from .winrate import tencent_win_rate, win_rate_matrix
+from .winrate import OutcomeRates, outcome_rates, tencent_win_rate, win_rate_matrix
 
 __all__ = [
+    "SCORE_SCHEMA",
+    "VERDICT_SCHEMA",
+    "Agreement",
     "AnnotatorQC",
     "Battle",
     "BradleyTerry",
@@ -46,6 +59,13 @@ __all__ = [
     "three_label_agreement",
     "win_rate_matrix",
     "z_scores",
+    "judge_agreement",
+    "outcome_rates",
+    "OutcomeRates",
+    "parse_single_score",
+    "parse_verdict_reply",
+    "single_score_messages",
+    "three_way",
     "LengthControlledWinRate",
     "StyleControlledBT",
     "StyleFeatures",

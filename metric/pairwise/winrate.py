@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,3 +42,45 @@ def tencent_win_rate(outcomes: Sequence[Outcome]) -> float:
         raise ValueError("no outcomes: the win rate is not defined")
     counts = Counter(as_outcome(outcome) for outcome in outcomes)
     return (counts[Outcome.A] + 0.5 * counts[Outcome.EQUALLY_GOOD]) / len(outcomes)
+
+
+@dataclass(frozen=True)
+class OutcomeRates:
+    """One side's record against another over a set of comparisons (the side shown as A in each outcome).
+
+    `win_rate` counts both ties as half a win (the package's rule, as Elo and Bradley-Terry); `tencent_win_rate` is
+    TencentLLMEval's formula, which gives nothing for "equally bad"; `gsb` = (#A - #B) / n, the good-same-bad score.
+    """
+
+    n: int
+    wins: int
+    losses: int
+    equally_good: int
+    equally_bad: int
+    win_rate: float
+    tencent_win_rate: float
+    gsb: float
+    equally_good_rate: float
+    equally_bad_rate: float
+
+
+def outcome_rates(outcomes: Sequence[Outcome]) -> OutcomeRates:
+    """Counts and rates of `outcomes` (labels are read with `as_outcome`); no outcomes is a ValueError."""
+    if not outcomes:
+        raise ValueError("no outcomes: the rates are not defined")
+    counts = Counter(as_outcome(outcome) for outcome in outcomes)
+    n = len(outcomes)
+    wins, losses = counts[Outcome.A], counts[Outcome.B]
+    good, bad = counts[Outcome.EQUALLY_GOOD], counts[Outcome.EQUALLY_BAD]
+    return OutcomeRates(
+        n=n,
+        wins=wins,
+        losses=losses,
+        equally_good=good,
+        equally_bad=bad,
+        win_rate=(wins + 0.5 * (good + bad)) / n,
+        tencent_win_rate=(wins + 0.5 * good) / n,
+        gsb=(wins - losses) / n,
+        equally_good_rate=good / n,
+        equally_bad_rate=bad / n,
+    )

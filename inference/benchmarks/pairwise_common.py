@@ -1,0 +1,158 @@
+"""What the pairwise benchmarks share: the model's answer judged against a baseline's, in both orders.
+
+A subclass names its rows (`text_field`, the group fields), where its baselines may come from (`baseline_benchmarks`,
+`reference_field`) and its generation settings; the judge prompts and settings are
+`metric/pairwise/pairwise_judge.yaml`'s. The generation stage is the model's alone: a model as a baseline is a run
+folder of its own (`longform-eval generate ... --out runs/B`, then `--baseline runs/B`).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from longform_eval.metric.pairwise import StyleFeatures
+from longform_eval.metric.pairwise.judge import load_pairwise_prompt
+
+from ..backends.base import Request
+from ..config import GenerationConfig
+from ..report_tables import fmt
+from .base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, ReportSection, sampling_config
+from .pairwise_baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
+from .pairwise_calls import PairItem, item_verdict, pair_calls, parse_reply
+from .pairwise_scores import JudgedItem, score_items
+from .pairwise_section import pairwise_section
+
+PARSER = "verdict"
+
+
+class PairwiseArgs(BenchmarkArgs):
+    baseline: str | None = Field(
+        None, description="'reference' (the dataset's reference answers) or a run folder whose answers to compare with"
+    )
+    mode: Literal["pairwise", "single"] = Field(
+        "pairwise", description="pairwise: four labels, both orders; single: a 1-10 score per answer, mapped"
+    )
+
+    @field_validator("baseline")
+    @classmethod
+    def known_baseline(cls, value: str | None) -> str | None:
+        return checked_baseline(value)
+
+
+class PairwiseBenchmark(Benchmark):
+    """Rows need `id` and `text_field`; `group_field` and `subgroup_fields` give the per-group figures."""
+
+    Args = PairwiseArgs
+    parsers = (PARSER,)
+    headline_scale = "0..100"
+    baseline_benchmarks: ClassVar[tuple[str, ...]]
+    same_config_baseline: ClassVar[bool] = True  # a baseline run folder must be of this benchmark config
+    reference_field: ClassVar[str | None] = None
+
+    def generation_settings(self) -> GenerationConfig:
+        block = load_pairwise_prompt().generation
+        return sampling_config(block, block.max_new_tokens)
+
+    def paper_settings(self) -> PaperSettings:
+        judge = load_pairwise_prompt().judge
+        return PaperSettings(
+            generation=self.generation_settings(),
+            judge=sampling_config(judge, judge.max_tokens),
+            judge_model=judge.model,
+            judge_attempts=judge.attempts,
+            parser=judge.parser,
+        )
+
+    @property
+    def both_orders(self) -> bool:
+        return load_pairwise_prompt().judge.both_orders
+
+    @property
+    def group_fields(self) -> tuple[str, ...]:
+        return (self.group_field, *self.subgroup_fields)
+
+    # ----- the baseline ---------------------------------------------------------------------------------------
+    @functools.cached_property
+    def baseline_run(self) -> BaselineRun:
+        config = self.config if self.same_config_baseline else None
+        return read_baseline_run(Path(self.args.baseline), self.baseline_benchmarks, config)
+
+    def baseline_name(self) -> str | None:
+        if self.args.baseline is None:
+            return None
+        if self.args.baseline == REFERENCE:
+            return f"reference answers ({self.name}:{self.config})"
+        return self.baseline_run.name
+
+    def baseline_answer(self, row: dict[str, Any]) -> str | None:
+        """The answer the row's response is compared with, or None when the baseline has none for this row."""
+        if self.args.baseline is None:
+            return None
+        if self.args.baseline == REFERENCE:
+            return usable_reference(row.get(self.reference_field)) if self.reference_field else None
+        return self.baseline_run.answers.get(row["id"])
+
+    def item(self, row: dict[str, Any], response: str) -> PairItem | None:
+        answer = self.baseline_answer(row)
+        return None if answer is None else PairItem(row["id"], row[self.text_field], response, answer)
+
+    # ----- the contract ---------------------------------------------------------------------------------------
+    def generation_request(self, row: dict[str, Any]) -> Request:
+        return Request(key=row["id"], messages=({"role": "user", "content": row[self.text_field]},))
+
+    def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
+        item = self.item(row, response)
+        return [] if item is None else pair_calls(item, self.args.mode, self.both_orders)
+
+    def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
+        return parse_reply(call.meta["part"], completion)
+
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+        judged, no_baseline = [], 0
+        for row in rows:
+            if row["id"] not in responses:
+                continue
+            item = self.item(row, responses[row["id"]])
+            if item is None:
+                no_baseline += 1
+                continue
+            verdict = item_verdict(item.id, item.tag, verdicts, self.args.mode, self.both_orders)
+            groups = {field: str(row.get(field)) for field in self.group_fields}
+            judged.append(JudgedItem(item.id, groups, verdict, item.answer, item.baseline))
+        figures = score_items(judged, self.group_fields, no_baseline)
+        return {"baseline": self.baseline_name(), "mode": self.args.mode, **figures}
+
+    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
+        return pairwise_section(scores, folder)
+
+    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
+        win_rate = scores.get("win_rate")
+        lc = scores.get("length_controlled_win_rate")
+        return (
+            fmt(None if win_rate is None else 100 * win_rate, 1),
+            f"win rate % vs {scores.get('baseline')}; LC {fmt(None if lc is None else 100 * lc, 1)} "
+            f"GSB {fmt(scores.get('gsb'))} flips {fmt(scores.get('flip_rate'))}",
+        )
+
+    def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
+        return [
+            PairwiseBattle(
+                record["id"],
+                scores["model"],
+                scores["baseline"],
+                record["outcome"],
+                (record["chars"][0], record["chars"][1]),
+                (StyleFeatures(**record["styles"][0]), StyleFeatures(**record["styles"][1])),
+            )
+            for record in scores.get("battles", [])
+            if record["outcome"] is not None
+        ]
+
+
+def usable_reference(answer: str | None) -> str | None:
+    """A reference answer, or None for a missing one (empty, or the dataset's `NA`)."""
+    return None if answer is None or answer.strip() in ("", "NA") else answer

@@ -1,0 +1,112 @@
+"""report.md of a pairwise run: the model against its baseline, rated four ways, overall and per group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..report_plots import bar_plot, split_plots
+from ..report_tables import fmt, markdown_table
+from .base import ReportSection
+from .pairwise_scores import BASELINE, MODEL
+
+
+def percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def interval(figures: dict[str, Any] | None) -> str:
+    if not figures:
+        return "-"
+    return f"{fmt(figures['rating'], 1)} [{fmt(figures['lower'], 1)}, {fmt(figures['upper'], 1)}]"
+
+
+def headline_lines(scores: dict[str, Any]) -> list[str]:
+    overall = scores["overall"]
+    lc = scores.get("length_controlled", {})
+    lc_text = (
+        f"{percent(lc['length_controlled_win_rate'])} ± {percent(lc['standard_error'])}"
+        if "length_controlled_win_rate" in lc
+        else f"not fitted ({lc.get('unavailable', 'no scored comparison')})"
+    )
+    flips = f"; flip rate {percent(scores.get('flip_rate'))} (orders that disagree count as a tie)"
+    return [
+        f"**Win rate against {scores['baseline']}: {percent(scores.get('win_rate'))}** (ties count half; "
+        f"TencentLLMEval's formula, which gives nothing for equally bad: {percent(overall.get('tencent_win_rate'))}); "
+        f"length-controlled win rate (alpaca_eval 2.0 GLM): {lc_text}.",
+        "",
+        f"Judge mode `{scores['mode']}`; GSB {fmt(overall.get('gsb'))}; equally good "
+        f"{percent(overall.get('equally_good_rate'))}, equally bad {percent(overall.get('equally_bad_rate'))}"
+        + (flips if "flip_rate" in overall else "")
+        + f". Scored comparisons {scores['n_scored']}, unscored {scores['n_unscored']}, rows without a baseline "
+        f"answer {scores['n_no_baseline']}.",
+    ]
+
+
+def rating_lines(scores: dict[str, Any]) -> list[str]:
+    if "elo" not in scores:
+        return []
+    names = {MODEL: scores["model"], BASELINE: scores["baseline"]}
+    return [
+        "",
+        "Ratings from this run's comparisons (Elo: K = 4, 20 seeded shuffles; Bradley-Terry on the Elo scale with "
+        "bootstrap 95% intervals; style-controlled: arena-hard's length and markdown covariates held out):",
+        "",
+        *markdown_table(
+            ("", "Elo", "Bradley-Terry [95% CI]", "style-controlled BT [95% CI]"),
+            [
+                (
+                    names[role],
+                    fmt(scores["elo"].get(role), 1),
+                    interval(scores["bradley_terry"].get(role)),
+                    interval(scores["style_controlled_bt"].get(role)),
+                )
+                for role in (MODEL, BASELINE)
+            ],
+        ),
+    ]
+
+
+def group_table(field: str, groups: dict[str, dict[str, Any]]) -> list[str]:
+    return markdown_table(
+        (field, "scored", "unscored", "win rate", "Tencent win rate", "GSB", "equally good", "equally bad", "flips"),
+        [
+            (
+                name,
+                g["n"],
+                g["n_unscored"],
+                percent(g.get("win_rate")),
+                percent(g.get("tencent_win_rate")),
+                fmt(g.get("gsb")),
+                percent(g.get("equally_good_rate")),
+                percent(g.get("equally_bad_rate")),
+                percent(g.get("flip_rate")),
+            )
+            for name, g in groups.items()
+        ],
+    )
+
+
+def pairwise_section(scores: dict[str, Any], folder: Path) -> ReportSection:
+    if scores.get("baseline") is None:
+        return ReportSection(["No baseline was given: nothing was compared (pass --baseline)."])
+    lines = [*headline_lines(scores), *rating_lines(scores)]
+    for field, groups in scores["groups"].items():
+        lines += ["", *group_table(field, groups)]
+    if scores["unscored_reasons"]:
+        lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
+    first_field = next(iter(scores["groups"]), None)
+    rates = {
+        name: 100 * g["win_rate"]
+        for name, g in scores["groups"].get(first_field, {}).items()
+        if g.get("win_rate") is not None
+    }
+    plot = bar_plot(
+        folder / "win_rate_per_group.png",
+        rates,
+        ylabel="win rate (%)",
+        title=f"Win rate against {scores['baseline']} per {first_field}",
+        unit=f"{first_field}s with a scored comparison",
+    )
+    plots, absent = split_plots([plot])
+    return ReportSection(lines + ([""] + absent if absent else []), plots)

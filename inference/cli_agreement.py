@@ -1,0 +1,127 @@
+"""`longform-eval judge-agreement`: a judge against PandaLM's human A/B labels (see `judge_agreement`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.metric.pairwise.judge import load_pairwise_prompt
+
+from .benchmarks.base import sampling_config
+from .cli_args import add_backend_arguments, constrained_judge, judge_spec
+from .config import GenerationConfig
+from .judge_agreement import (
+    AgreementJudge,
+    agreement_figures,
+    item_calls,
+    pandalm_folder,
+    parsed,
+    read_items,
+    released_verdicts,
+)
+from .report_tables import fmt, markdown_table
+from .runner.lock import lock_run_folder
+
+DEFAULT_OUT = Path("runs/judge-agreement")
+
+
+def add_agreement_command(subparsers: argparse._SubParsersAction) -> None:
+    command = subparsers.add_parser(
+        "judge-agreement",
+        help="run a judge on PandaLM's human-labelled A/B items: agreement with the human majority, Cohen's kappa, "
+        "flip rate, confusion matrix (calibrate a judge before trusting it)",
+    )
+    add_backend_arguments(command, "judge", "to calibrate (required), e.g. local:default or openai:gpt-4o")
+    command.add_argument(
+        "--mode", choices=["pairwise", "single"], default="pairwise", help="judge mode (default pairwise)"
+    )
+    command.add_argument("--limit", type=int, help="the first N items (default all 999)")
+    command.add_argument("--judge-max-new-tokens", type=int, help="override the judge's max tokens")
+    command.add_argument("--judge-attempts", type=int, help="attempts per call until it parses")
+    command.add_argument(
+        "--constrained-judge", choices=["on", "off"], help="JSON-schema judging (default: on for local:, off otherwise)"
+    )
+    command.add_argument("--source", help="folder of the PandaLM test set (default: the local copy, else upstream)")
+    command.add_argument("--out", type=Path, help=f"folder for the records and results (default {DEFAULT_OUT}/<judge>)")
+    command.set_defaults(handler=command_agreement)
+
+
+def judge_settings(args: argparse.Namespace) -> tuple[GenerationConfig, int]:
+    judge = load_pairwise_prompt().judge
+    settings = sampling_config(judge, args.judge_max_new_tokens or judge.max_tokens)
+    return settings, args.judge_attempts or judge.attempts
+
+
+def command_agreement(args: argparse.Namespace) -> int:
+    judge = judge_spec(args, None)
+    if judge is None:
+        raise ValueError("pass --judge BACKEND:MODEL, the judge to calibrate")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit {args.limit}: give a positive number of items")
+    folder = pandalm_folder(args.source)
+    items = read_items(folder)[: args.limit]
+    out = args.out or DEFAULT_OUT / re.sub(r"[^A-Za-z0-9_.-]+", "-", judge.name).strip("-")
+    lock_run_folder(out)  # one writer of judgements.jsonl at a time
+    settings, attempts = judge_settings(args)
+    runner = AgreementJudge(out, judge, settings, attempts, constrained_judge(args, judge))
+    calls = item_calls(items, args.mode)
+    failed = runner.run(calls)
+    figures = agreement_figures(items, parsed(calls, runner.completions()), args.mode, released_verdicts(folder))
+    document = {"judge": judge.name, "settings": settings.model_dump(mode="json"), "source": str(folder), **figures}
+    write_text_atomic(out / "agreement.json", json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    lines = agreement_lines(document)
+    write_text_atomic(out / "agreement.md", "\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"\n{out / 'agreement.md'}")
+    if failed:
+        print(
+            f"{failed} judge calls failed and stay pending; run the same command again to retry them", file=sys.stderr
+        )
+        return 1
+    return 0
+
+
+def agreement_row(name: str, figures: dict[str, Any]) -> tuple:
+    return (name, figures["n"], fmt(figures["agreement"], 3), fmt(figures["cohen_kappa"], 3), figures["n_unscored"])
+
+
+def agreement_lines(document: dict[str, Any]) -> list[str]:
+    """agreement.md: the judge beside the released judges, its orders, flips, and the confusion matrix."""
+    judge = document["judge"]
+    combined = "both orders combined" if document["mode"] == "pairwise" else "single scores mapped"
+    rows = [agreement_row(f"{judge} ({combined})", document["agreement"])]
+    rows += [agreement_row(f"{judge} ({order})", figures) for order, figures in document.get("orders", {}).items()]
+    rows += [agreement_row(name, figures) for name, figures in document["released"].items()]
+    lines = [
+        f"# Judge agreement with humans: {judge}",
+        "",
+        f"PandaLM test set ({document['source']}): {document['n_items']} items, {document['n_human_majority']} with a "
+        "human majority (2 or 3 of the 3 annotators agree). Labels compared on three classes: A better, B better, "
+        "tie (the judge's equally good and equally bad are both a tie). Judge mode: "
+        f"`{document['mode']}`.",
+        "",
+        *markdown_table(("judge", "items", "agreement", "Cohen's kappa", "unscored"), rows),
+    ]
+    if "flip_rate" in document:
+        lines += [
+            "",
+            f"Flip rate (the decision changes when the responses swap): {fmt(document['flip_rate'], 3)}; share of "
+            f"decisive verdicts that chose the response shown first: {fmt(document['first_position_preference'], 3)} "
+            "(0.5: no position bias).",
+        ]
+    labels = document["agreement"]["labels"]
+    matrix = document["agreement"]["confusion"]
+    lines += [
+        "",
+        "Confusion matrix (rows: human majority; columns: the judge, orders combined):",
+        "",
+        *markdown_table(
+            ("human \\ judge", *labels), [(label, *row) for label, row in zip(labels, matrix, strict=True)]
+        ),
+    ]
+    return lines

@@ -1,0 +1,228 @@
+"""Pairwise benchmarks on the runner: TencentLLMEval questions, recorded models and a recorded judge, both orders;
+the multi-run leaderboard; and `judge-agreement` on PandaLM's human labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.benchmarks.pairwise_calls import pair_calls
+from longform_eval.inference.cli import main
+from longform_eval.inference.dataset_rows import benchmark_rows
+from longform_eval.inference.judge_agreement import pandalm_folder, read_items
+from longform_eval.inference.runner import Run
+
+from .conftest import write_replay
+
+SELECT = ("--per-group", "4", "--limit", "20")  # 20 questions across the areas
+# Per row i of run A (model A against run B), the judge's reply in each order: ab shows A's answer first.
+PATTERN = [
+    ("Reasons.\nVerdict: A", '"B"'),  # A better in both orders: a win
+    ('"A"', "Verdict: B"),  # a win
+    ("Verdict: B", "Verdict: A"),  # a loss
+    ("Verdict: A", "Verdict: A"),  # the orders disagree: a tie (equally good), a flip
+    ("Verdict: equally bad", '"equally bad"'),  # equally bad
+]
+
+
+@pytest.fixture(scope="module")
+def questions() -> list[dict]:
+    benchmark = create_benchmark("tencentllmeval", "en")
+    rows = benchmark_rows(benchmark, None)
+    from longform_eval.inference.benchmarks import Selection
+
+    return Selection(limit=20, per_group=4).apply(rows, benchmark)
+
+
+def models(folder: Path, rows: list[dict]) -> tuple[Path, Path]:
+    a = [(r["id"], f"Answer {i}.\n\n" + "A detailed point. " * (5 + 3 * i)) for i, r in enumerate(rows)]
+    b = [(r["id"], f"## Answer {i}\n- **short**\n- list\n" + "word " * (40 - i)) for i, r in enumerate(rows)]
+    return write_replay(folder / "a.jsonl", a), write_replay(folder / "b.jsonl", b)
+
+
+def run_args(model: Path, baseline: str, out: Path, *extra: str, select: tuple[str, ...] = SELECT) -> list[str]:
+    benchmark = ["--benchmark", "tencentllmeval:en", *select]
+    return ["run", *benchmark, "--model", f"replay:{model}", "--baseline", baseline, *extra, "--out", str(out)]
+
+
+def judge_replies(folders: list[Path], reply) -> list[tuple[str, str]]:
+    """Replay lines for every judge call of the runs, `reply(row index, part)` giving the text."""
+    pairs = []
+    for folder in folders:
+        run = Run.open(folder, read_only=True)
+        order = [row["id"] for row in run.rows]
+        for sample_id, (text, _) in run.responses().items():
+            for call in run.benchmark.judge_calls(run.by_id[sample_id], text):
+                pairs.append((call.key, reply(order.index(sample_id), call.meta["part"], folder)))
+    return pairs
+
+
+def pattern_reply(index: int, part: str, folder: Path) -> str:
+    if folder.name == "B":  # model B against the reference answers: B wins every other question
+        return "Verdict: A" if (index % 2 == 0) == (part == "ab") else "Verdict: B"
+    first, second = PATTERN[index % len(PATTERN)]
+    return first if part == "ab" else second
+
+
+def test_two_recorded_models_on_20_questions_judged_in_both_orders(questions, tmp_path, capsys):
+    model_a, model_b = models(tmp_path, questions)
+    runs = tmp_path / "runs"
+    generate = ["generate", "--benchmark", "tencentllmeval:en", *SELECT]
+    assert main([*generate, "--model", f"replay:{model_b}", "--out", str(runs / "B")]) == 0
+    assert (
+        main([*generate, "--model", f"replay:{model_a}", "--baseline", str(runs / "B"), "--out", str(runs / "A")]) == 0
+    )
+    judge = write_replay(tmp_path / "judge.jsonl", judge_replies([runs / "A", runs / "B"], pattern_reply))
+    assert len(judge.read_text().splitlines()) == 80  # 20 questions x 2 orders x 2 runs
+    assert main(run_args(model_b, "reference", runs / "B", "--judge", f"replay:{judge}")) == 0
+    assert main(run_args(model_a, str(runs / "B"), runs / "A", "--judge", f"replay:{judge}")) == 0
+    assert "model calls 0, judge calls 40" in capsys.readouterr().err
+
+    scores = json.loads((runs / "A/scores.json").read_text())
+    assert scores["baseline"] == f"replay:{model_b}" and scores["mode"] == "pairwise"
+    assert (scores["n_scored"], scores["n_unscored"], scores["n_no_baseline"]) == (20, 0, 0)
+    overall = scores["overall"]
+    assert (overall["wins"], overall["losses"], overall["equally_good"], overall["equally_bad"]) == (8, 4, 4, 4)
+    assert scores["win_rate"] == pytest.approx((8 + 0.5 * 8) / 20) and overall["tencent_win_rate"] == pytest.approx(0.5)
+    assert scores["gsb"] == pytest.approx(0.2) and scores["flip_rate"] == pytest.approx(0.2)
+    assert sum(g["n"] for g in scores["groups"]["area"].values()) == 20 and len(scores["groups"]["area"]) > 3
+    assert scores["elo"]["model"] > 1000 > scores["elo"]["baseline"]
+    bt = scores["bradley_terry"]["model"]
+    assert bt["lower"] <= bt["rating"] <= bt["upper"] and bt["rating"] > scores["bradley_terry"]["baseline"]["rating"]
+    assert 0 <= scores["length_controlled_win_rate"] <= 1 and "style_controlled_bt" in scores
+
+    report = (runs / "A/report.md").read_text()
+    for figure in ("**Win rate against", "length-controlled win rate", "GSB 0.20", "flip rate 20.0%", "Elo"):
+        assert figure in report
+    assert "Bradley-Terry [95% CI]" in report and "| area |" in report and "| task |" in report
+
+    assert main(["report", str(runs / "A"), str(runs / "B")]) == 0
+    board = (runs / "pairwise_leaderboard.md").read_text()
+    assert all(name in board for name in (f"replay:{model_a}", f"replay:{model_b}", "reference answers"))
+    assert "LC win rate" in board and "Bradley-Terry [95% CI]" in board
+    assert (runs / "pairwise_bt_tencentllmeval-en.png").stat().st_size > 1000
+    assert (runs / "pairwise_win_rates_tencentllmeval-en.png").stat().st_size > 1000
+
+    finished = Run.open(runs / "A", read_only=True)
+    assert finished.pending_generations() == [] and finished.pending_judge_calls() == []  # a rerun makes no call
+
+
+def test_single_score_mode_maps_two_scores_to_one_outcome(questions, tmp_path):
+    model_a, _ = models(tmp_path, questions)
+    out = tmp_path / "single"
+    scores_of = [(8, 4), (6, 7), (3, 4), (9, 9)]  # A better, equally good, equally bad, equally good
+
+    def reply(index: int, part: str, folder: Path) -> str:
+        model, baseline = scores_of[index % 4]
+        return (
+            str(model if part == "model" else baseline)
+            if index % 2
+            else f"Reasons.\nScore: {model if part == 'model' else baseline}"
+        )
+
+    args = run_args(
+        model_a, "reference", out, "--benchmark-arg", "mode=single", select=("--per-group", "4", "--limit", "8")
+    )
+    assert main(["generate", *args[1:]]) == 0
+    judge = write_replay(tmp_path / "judge.jsonl", judge_replies([out], reply))
+    assert main([*args, "--judge", f"replay:{judge}"]) == 0
+    overall = json.loads((out / "scores.json").read_text())["overall"]
+    assert (overall["wins"], overall["losses"], overall["equally_good"], overall["equally_bad"]) == (2, 0, 4, 2)
+    assert "flip_rate" not in overall
+
+
+def test_a_changed_baseline_makes_new_judge_calls(questions):
+    benchmark = create_benchmark("tencentllmeval", "en")
+    row = questions[0]
+    keys = {c.key for c in benchmark.judge_calls(row, "an answer")}
+    changed = {c.key for c in benchmark.judge_calls({**row, "reference_answer": "another"}, "an answer")}
+    assert len(keys) == 2 and not keys & changed and all(k.startswith(f"{row['id']}#") for k in keys | changed)
+    assert benchmark.judge_calls({**row, "reference_answer": "NA"}, "an answer") == []  # no reference: no call
+
+
+def test_area_and_task_filters_use_the_normalised_tree_labels():
+    rows = benchmark_rows(create_benchmark("tencentllmeval", "en", {"area": "professional field"}), None)
+    assert len(rows) == 340 + 70 + 2 and {r["area"] for r in rows} == {"Professional Field"}
+    tasks = benchmark_rows(create_benchmark("tencentllmeval", "en", {"task": "logical reasoning"}), None)
+    assert tasks and len({r["task"] for r in tasks}) == 1
+    with pytest.raises(ValueError, match="no row has area 'Plugins'; the areas are: Dialogue"):
+        benchmark_rows(create_benchmark("tencentllmeval", "en", {"area": "Plugins"}), None)
+
+
+def test_baseline_flag_errors_are_clear(tmp_path, capsys):
+    out = str(tmp_path / "x")
+    assert main(["run", "--benchmark", "hellobench:chat", "--baseline", "reference", "--out", out]) == 2
+    assert "--baseline: hellobench compares with no baseline; pairwise benchmarks do" in capsys.readouterr().err
+    args = ["run", "--benchmark", "tencentllmeval:en", "--baseline", "reference", "--out", out]
+    assert main([*args, "--benchmark-arg", f"baseline={tmp_path}"]) == 2
+    assert "disagree" in capsys.readouterr().err
+    assert main(["run", "--benchmark", "tencentllmeval:en", "--baseline", str(tmp_path), "--out", out]) == 2
+    assert "has no config.yaml" in capsys.readouterr().err
+    assert main(["run", "--benchmark", "hellobench-pairwise:chat", "--model", "replay:x", "--out", out]) == 2
+    assert "pass --baseline" in capsys.readouterr().err
+    assert main(["run", "--benchmark", "hellobench-pairwise:chat", "--baseline", "reference", "--out", out]) == 2
+    assert "HelloBench has no reference answers" in capsys.readouterr().err
+    assert not Path(out).exists()
+
+
+def test_hellobench_pairwise_against_released_gpt4o_responses(shared_data, gpt4o_replays, tmp_path):
+    generations, _ = gpt4o_replays
+    baseline = tmp_path / "gpt4o"
+    released = shared_data / "hellobench/generations/main_exp/gpt4o_0806"
+    assert main(["import-generations", str(released), "--benchmark", "hellobench:chat", "--out", str(baseline)]) == 0
+    out = tmp_path / "pairwise"
+    args = ["run", "--benchmark", "hellobench-pairwise:chat", "--limit", "3", "--baseline", str(baseline)]
+    args += ["--model", f"replay:{generations}", "--out", str(out)]
+    assert main(["generate", *args[1:]]) == 0
+    judge = write_replay(tmp_path / "judge.jsonl", judge_replies([out], lambda i, part, f: '"equally good"'))
+    assert main([*args, "--judge", f"replay:{judge}"]) == 0
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["baseline"] == "imported:gpt4o_0806" and scores["n_scored"] == 3 and scores["win_rate"] == 0.5
+    assert list(scores["groups"]) == ["task", "subcategory"] and scores["flip_rate"] == 0.0
+    other = create_benchmark("tencentllmeval", "en", {"baseline": str(baseline)})
+    with pytest.raises(
+        ValueError, match="a hellobench:chat run; answers to the same prompts come from a tencentllmeval:en"
+    ):
+        other.judge_calls({"id": "x", "question": "q"}, "an answer")
+
+
+def test_judge_agreement_reproduces_a_released_judge_from_its_verdicts(shared_data, tmp_path, capsys):
+    items = read_items(pandalm_folder(None))[:60]
+    released = {
+        str(r["idx"]): r["gpt_result"]
+        for r in json.loads((shared_data / "pandalm/gpt-3.5-turbo-testset-v1.json").read_text())
+    }
+    first = {"1": "Verdict: A", "2": "Verdict: B", "0": '"equally good"', "Tie": "Verdict: equally good"}
+    second = {"1": '"B"', "2": "Verdict: A", "0": "Verdict: equally good", "Tie": "Verdict: equally good"}
+    lines = []
+    for item in items:
+        ab, ba = pair_calls(item.pair, "pairwise")
+        verdict = released[item.pair.id]
+        lines += [(ab.key, first.get(verdict, "no verdict")), (ba.key, second.get(verdict, "no verdict"))]
+    judge = write_replay(tmp_path / "judge.jsonl", lines)
+    out = tmp_path / "agreement"
+    args = [
+        "judge-agreement",
+        "--judge",
+        f"replay:{judge}",
+        "--limit",
+        "60",
+        "--judge-attempts",
+        "1",
+        "--out",
+        str(out),
+    ]
+    assert main(args) == 0
+    result = json.loads((out / "agreement.json").read_text())
+    ours, gpt = result["agreement"], result["released"]["GPT-3.5 (released)"]
+    assert ours["agreement"] == gpt["agreement"] and ours["cohen_kappa"] == pytest.approx(gpt["cohen_kappa"])
+    assert (ours["n"], ours["n_unscored"]) == (gpt["n"], gpt["n_unscored"])
+    assert sum(map(sum, ours["confusion"])) == ours["n"] and result["flip_rate"] == 0.0
+    assert result["orders"]["response 1 shown first"]["agreement"] == ours["agreement"]
+    assert "| human \\ judge | A | B | tie |" in (out / "agreement.md").read_text()
+    capsys.readouterr()
+    assert main(args) == 0  # every call is recorded: nothing is judged again
+    assert "judge (" not in capsys.readouterr().err
