@@ -1,7 +1,7 @@
 """JSON-schema-constrained decoding for transformers `generate`, with xgrammar.
 
-xgrammar was chosen over llguidance by measurement (`bench/grammar_libraries.py`, bench/RESULTS.md): both mask a
-step in well under a millisecond, but xgrammar prepares the 151k-token Qwen vocabulary in a third of the time.
+xgrammar was chosen over llguidance by measurement (`bench/grammar_libraries.py`, bench/RESULTS.md): on the 151k-token
+Qwen vocabulary it prepares the tokenizer in a third of the time and masks a step in 0.03 ms against 1.2 ms.
 Each row of a batch has its own matcher (its own schema, or none); a row whose grammar has terminated may only
 end (EOS), and the padding transformers feeds a finished row is not given to its matcher. The JSON is compact: a
 small model otherwise pads with whitespace until its token limit.
