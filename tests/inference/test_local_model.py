@@ -40,7 +40,7 @@ def test_embedded_model_generates_judges_scores_and_reports(tmp_path):
                 "--judge",
                 "local:default",
                 "--judge-max-new-tokens",
-                "48",
+                "400",  # room for the whole constrained verdict: a cut one is unscored
                 "--judge-attempts",
                 "1",
                 "--out",
