@@ -6,7 +6,7 @@ Ties ("equally good" and "equally bad") are draws: S = 0.5 in Elo, half a win an
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,14 +110,11 @@ def bradley_terry(
     a, b, s = battle_arrays(battles, models)
     to_elo = ELO_SCALE / math.log(10.0)
     point = base + to_elo * fit_strengths(a, b, s, len(models))
-    rng = np.random.default_rng(seed)
-    samples = np.empty((bootstrap, len(models)))
-    for r in range(bootstrap):
-        pick = rng.integers(0, len(battles), len(battles))
-        samples[r] = base + to_elo * fit_strengths(a[pick], b[pick], s[pick], len(models))
-    low, high = (
-        np.percentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0) if bootstrap else (point, point)
-    )
+
+    def refit(pick: np.ndarray) -> np.ndarray:
+        return base + to_elo * fit_strengths(a[pick], b[pick], s[pick], len(models))
+
+    low, high = percentile_interval(refit, len(battles), point, bootstrap, seed, alpha)
     return BradleyTerry(
         models=models,
         ratings=dict(zip(models, point.tolist(), strict=True)),
@@ -125,6 +122,23 @@ def bradley_terry(
         upper=dict(zip(models, np.asarray(high).tolist(), strict=True)),
         rounds=bootstrap,
     )
+
+
+def percentile_interval(
+    refit: Callable[[np.ndarray], np.ndarray],
+    n_battles: int,
+    point: np.ndarray,
+    bootstrap: int,
+    seed: int,
+    alpha: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap over battles: `refit(indices)` rates one resample; no rounds gives (point, point)."""
+    if not bootstrap:
+        return point, point
+    rng = np.random.default_rng(seed)
+    samples = np.stack([refit(rng.integers(0, n_battles, n_battles)) for _ in range(bootstrap)])
+    low, high = np.percentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
+    return low, high
 
 
 def predicted_win_rates(ratings: dict[str, float]) -> dict[tuple[str, str], float]:

@@ -46,7 +46,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from .outcomes import Battle, models_of
-from .ratings import ELO_SCALE, RIDGE, BradleyTerry, battle_arrays
+from .ratings import ELO_SCALE, RIDGE, BradleyTerry, battle_arrays, percentile_interval
 
 CODE_BLOCK = re.compile(r"```[^`]*```")
 HEADER = re.compile(r"^#{1,6}\s", re.MULTILINE)
@@ -132,15 +132,12 @@ def style_controlled_bradley_terry(
     design[:, len(models) :] = _standardised(_style_differences(styles))
     c = RIDGE_C if penalty_c is None else penalty_c
     point = _fit(design, s, c)
-    rng = np.random.default_rng(seed)
-    samples = np.empty((bootstrap, len(models)))
-    for r in range(bootstrap):
-        pick = rng.integers(0, len(battles), len(battles))
-        samples[r] = _ratings(_fit(design[pick], s[pick], c), len(models), base)
     ratings = _ratings(point, len(models), base)
-    low, high = (
-        np.percentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0) if bootstrap else (ratings, ratings)
-    )
+
+    def refit(pick: np.ndarray) -> np.ndarray:
+        return _ratings(_fit(design[pick], s[pick], c), len(models), base)
+
+    low, high = percentile_interval(refit, len(battles), ratings, bootstrap, seed, alpha)
     return StyleControlledBT(
         models=models,
         ratings=dict(zip(models, ratings.tolist(), strict=True)),

@@ -119,20 +119,19 @@ def test_a_full_disk_never_leaves_a_broken_scores_file(gpt4o_replays, tmp_path, 
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 
 
+def lock_holder(folder: Path) -> subprocess.Popen:
+    """Another process that takes the folder's writer lock and keeps it (it prints 'locked' once it holds it)."""
+    code = (
+        "import sys, time; from pathlib import Path; from longform_eval.inference.runner.lock import "
+        "lock_run_folder; lock_run_folder(Path(sys.argv[1])); print('locked', flush=True); time.sleep(60)"
+    )
+    return subprocess.Popen([sys.executable, "-c", code, str(folder)], stdout=subprocess.PIPE, text=True)
+
+
 def test_a_second_writer_on_the_same_folder_is_refused(gpt4o_replays, tmp_path, capsys):
     generations, verdicts = gpt4o_replays
     out = tmp_path / "run"
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time; from pathlib import Path; from longform_eval.inference.runner.lock import "
-            "lock_run_folder; lock_run_folder(Path(sys.argv[1])); print('locked', flush=True); time.sleep(60)",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = lock_holder(out)
     try:
         assert holder.stdout.readline().strip() == "locked"
         assert main(chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 2
@@ -194,17 +193,7 @@ def test_a_reader_opens_a_folder_a_writer_holds_and_writes_nothing(gpt4o_replays
 
     unlock_run_folder((out / ".lock").resolve())  # this process wrote it; now another one holds it
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time; from pathlib import Path; from longform_eval.inference.runner.lock import "
-            "lock_run_folder; lock_run_folder(Path(sys.argv[1])); print('locked', flush=True); time.sleep(60)",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = lock_holder(out)
     try:
         assert holder.stdout.readline().strip() == "locked"
         run = Run.open(out, read_only=True)
