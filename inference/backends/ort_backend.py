@@ -40,13 +40,23 @@ class OrtGenAIBackend:
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
         results = []
         for request in requests:
-            results += deliver([self.generate_one(request, config)], on_result)
+            results += deliver([self.checked(request, config)], on_result)
         return results
+
+    def checked(self, request: Request, config: GenerationConfig) -> Result:
+        """A request the engine refuses (a prompt past the context, a grammar it rejects) is a failed call, logged
+        and retried by the runner, not the end of the run."""
+        try:
+            return self.generate_one(request, config)
+        except (RuntimeError, ValueError) as error:
+            return Result(request.key, "", None, None, None, 0.0, error=f"onnxruntime-genai: {error}")
 
     def generate_one(self, request: Request, config: GenerationConfig) -> Result:
         began = time.perf_counter()
         text = prompt_text(self.tokenizer, request, config)
         ids = self.tokenizer(text, add_special_tokens=not templated(request, config))["input_ids"]
+        if len(ids) >= self.context_length:
+            raise ValueError(f"the prompt has {len(ids)} tokens; the model's context is {self.context_length}")
         limit = min(len(ids) + config.max_new_tokens, self.context_length)
         generator = self.og.Generator(self.model, self.params(request, config, limit))
         generator.append_tokens(ids)

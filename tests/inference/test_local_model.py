@@ -172,3 +172,19 @@ def test_openai_backend_against_a_real_server_with_the_embedded_model(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=60)
+
+
+def test_a_prompt_past_the_context_is_a_failed_call_not_a_crash():
+    from longform_eval.inference.backends.base import Request
+    from longform_eval.inference.backends.local import LocalBackend
+    from longform_eval.inference.config import GenerationConfig
+
+    backend = LocalBackend()
+    if backend.runtime != "onnx":
+        pytest.skip("the ONNX runtime is not installed")
+    backend.inner.context_length = 50
+    long, short = backend.generate(
+        [Request("long", prompt="word " * 80), Request("short", prompt="Hello")], GenerationConfig(max_new_tokens=3)
+    )
+    assert long.error and "81 tokens" in long.error and not long.text
+    assert short.error is None and short.completion_tokens == 3
