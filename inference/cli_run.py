@@ -221,10 +221,11 @@ def judge_changes(args: argparse.Namespace) -> dict[str, Any]:
     """The judge settings `longform-eval judge FOLDER` changes; everything else stays as stored."""
     stored = RunConfig.model_validate(read_config(args.folder))
     changes: dict[str, Any] = {}
-    if args.judge:
-        changes["judge"] = judge_spec(args, None).model_dump(mode="json")
-    if args.judge or args.constrained_judge:
-        changes["constrained_judge"] = constrained_judge(args, judge_spec(args, None) or stored.judge)
+    judge = judge_spec(args, None)
+    if judge:
+        changes["judge"] = judge.model_dump(mode="json")
+    if judge or args.constrained_judge:
+        changes["constrained_judge"] = constrained_judge(args, judge or stored.judge)
     if args.judge_max_new_tokens:
         update = {"max_new_tokens": args.judge_max_new_tokens}
         changes["judge_generation"] = stored.judge_generation.model_copy(update=update).model_dump(mode="json")

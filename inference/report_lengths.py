@@ -18,8 +18,8 @@ from pathlib import Path
 from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.metric.longbench_write import length_score
 
-from .benchmarks import LengthTarget, create_benchmark
-from .report import load_scores
+from .benchmarks import LengthTarget
+from .report import benchmark_of, load_scores
 from .report_plots import Absent, loglog_scatter
 from .report_tables import fmt, markdown_table
 
@@ -40,7 +40,7 @@ def run_lengths(folders: list[Path]) -> list[RunLengths]:
     found = []
     for folder in folders:
         scores = load_scores(folder)
-        targets = create_benchmark(scores["benchmark"], scores.get("config")).length_targets(scores)
+        targets = benchmark_of(scores).length_targets(scores)
         if targets:
             found.append(
                 RunLengths(Path(folder), f"{scores['benchmark']}:{scores.get('config')}", scores["model"], targets)

@@ -30,9 +30,9 @@ from longform_eval.metric.pairwise import (
     win_rate_matrix,
 )
 
-from .benchmarks import PairwiseBattle, create_benchmark
+from .benchmarks import PairwiseBattle
 from .benchmarks.pairwise_scores import BOOTSTRAP, ELO
-from .report import load_scores
+from .report import benchmark_of, load_scores
 from .report_lengths import output_folder
 from .report_plots import Plot, heat_map, interval_plot, split_plots
 from .report_tables import fmt, markdown_table
@@ -53,7 +53,7 @@ def pairwise_runs(folders: list[Path]) -> list[PairwiseRun]:
     found = []
     for folder in folders:
         scores = load_scores(folder)
-        battles = create_benchmark(scores["benchmark"], scores.get("config")).pairwise_battles(scores)
+        battles = benchmark_of(scores).pairwise_battles(scores)
         if not battles:
             continue
         if scores["model"] == scores["baseline"]:
