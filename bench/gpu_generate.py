@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -66,7 +67,7 @@ def import_package() -> None:
     sys.path.insert(0, str(root))
 
 
-def build_model(config_dir: str, shape: str | None):
+def build_model(config_dir: str, shape: str | None, device: str):
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
@@ -76,7 +77,7 @@ def build_model(config_dir: str, shape: str | None):
         fields.pop("layer_types", None)
         config = type(config)(**fields)
     torch.manual_seed(0)
-    with torch.device("cuda"):
+    with torch.device(device):
         model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
     tokenizer = AutoTokenizer.from_pretrained(config_dir, padding_side="left")
     if tokenizer.pad_token is None:
@@ -93,16 +94,17 @@ def child(args: argparse.Namespace) -> None:
     import torch
     import transformers
 
-    model, tokenizer = build_model(args.config, args.shape)
+    model, tokenizer = build_model(args.config, args.shape, args.device)
     rows = read_rows(args.rows, args.limit)
     options = json.loads(args.options)
-    torch.cuda.synchronize()
+    synchronize(args.device)
     began = time.perf_counter()
     if args.impl == "ours":
-        tokens, failed, engine = run_ours(model, tokenizer, rows, args.max_new_tokens, options)
+        tokens, failed, engine, by_engine = run_ours(model, tokenizer, rows, args, options)
     else:
-        tokens, failed, engine = run_raw(model, tokenizer, rows, args.max_new_tokens, options)
-    torch.cuda.synchronize()
+        tokens, failed, engine = run_raw(model, tokenizer, rows, args, options)
+        by_engine = {engine: len(rows) - failed}
+    synchronize(args.device)
     seconds = time.perf_counter() - began
     weights = sum(p.numel() * p.element_size() for p in model.parameters())
     report = {
@@ -111,28 +113,36 @@ def child(args: argparse.Namespace) -> None:
         "rows": len(rows),
         "tokens": tokens,
         "failed": failed,
+        "rows_by_engine": by_engine,
         "seconds": round(seconds, 2),
         "tok_s": round(tokens / seconds, 1),
         "weight_bytes": weights,
-        "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 1),
+        "peak_gib": round(torch.cuda.max_memory_allocated() / 2**30, 1) if args.device == "cuda" else None,
         "transformers": transformers.__version__,
         "torch": torch.__version__,
     }
     print("RESULT " + json.dumps(report), flush=True)
 
 
-def run_ours(model, tokenizer, rows, max_new_tokens, options):
+def synchronize(device: str) -> None:
+    import torch
+
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def run_ours(model, tokenizer, rows, args, options):
     import_package()
     from longform_eval.inference.backends.base import Request
     from longform_eval.inference.backends.hf_backend import HFBackend
     from longform_eval.inference.config import GenerationConfig
 
-    backend = HFBackend.from_loaded(model, tokenizer, "cuda", **options)
+    backend = HFBackend.from_loaded(model, tokenizer, args.device, **options)
     requests = [
         Request(key=r["key"], messages=tuple(r["messages"]) if r["messages"] else None, prompt=r["prompt"])
         for r in rows
     ]
-    config = GenerationConfig(max_new_tokens=max_new_tokens, temperature=0.0)
+    config = GenerationConfig(max_new_tokens=args.max_new_tokens, temperature=0.0)
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as log:
 
         def save(result):
@@ -141,7 +151,8 @@ def run_ours(model, tokenizer, rows, max_new_tokens, options):
 
         results = backend.generate(requests, config, on_result=save)
     failed = sum(1 for r in results if r.error)
-    return sum(r.completion_tokens or 0 for r in results if not r.error), failed, backend.engine
+    by_engine = Counter(r.extra.get("engine", "?") for r in results if not r.error)
+    return sum(r.completion_tokens or 0 for r in results if not r.error), failed, backend.engine, dict(by_engine)
 
 
 def prompt_ids(tokenizer, row) -> list[int]:
@@ -151,19 +162,19 @@ def prompt_ids(tokenizer, row) -> list[int]:
     return tokenizer(row["prompt"])["input_ids"]
 
 
-def run_raw(model, tokenizer, rows, max_new_tokens, options):
+def run_raw(model, tokenizer, rows, args, options):
     import torch
     from transformers import GenerationConfig
 
     inputs = [prompt_ids(tokenizer, row) for row in rows]
     generation = GenerationConfig.from_dict(model.generation_config.to_dict())
-    generation.update(do_sample=False, max_new_tokens=max_new_tokens, pad_token_id=tokenizer.pad_token_id)
+    generation.update(do_sample=False, max_new_tokens=args.max_new_tokens, pad_token_id=tokenizer.pad_token_id)
     if options.get("engine") == "static":
         size = int(options.get("batch_size", 4))
         tokens = 0
         order = sorted(inputs, key=len)
         for start in range(0, len(order), size):
-            batch = tokenizer.pad({"input_ids": order[start : start + size]}, return_tensors="pt").to("cuda")
+            batch = tokenizer.pad({"input_ids": order[start : start + size]}, return_tensors="pt").to(args.device)
             with torch.inference_mode():
                 out = model.generate(**batch, generation_config=generation)
             new = out[:, batch["input_ids"].shape[1] :]
@@ -197,24 +208,31 @@ def bandwidth(_: argparse.Namespace) -> None:
 
 def spawn(*argv: str, timeout: float) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), *argv]
+    env = {**os.environ, "COLUMNS": "1000", "PYTHONUNBUFFERED": "1"}  # the backend's notes on one line each
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"no result within {timeout:.0f} s"}
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired as expired:
+        return {"error": f"no result within {timeout:.0f} s", "log": notes_of(expired.stderr)}
     lines = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
     if done.returncode or not lines:
         tail = (done.stderr or done.stdout)[-1500:]
         return {"error": f"exit {done.returncode}: {tail}"}
     report = json.loads(lines[-1][len("RESULT ") :])
-    notes = [x.strip() for x in done.stderr.splitlines() if x.startswith("hf:") or "failed" in x]
-    return {**report, "log": notes[:8]} if notes else report
+    notes = notes_of(done.stderr)
+    return {**report, "log": notes} if notes else report
+
+
+def notes_of(stderr: str | bytes | None) -> list[str]:
+    """The backend's own notes (engine passes, failures), each cut at 400 characters."""
+    text = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr or ""
+    return [x.strip()[:400] for x in text.splitlines() if x.startswith("hf:") or "failed" in x][:12]
 
 
 def bench(args: argparse.Namespace) -> None:
-    link = spawn("bandwidth", timeout=120)
+    link = spawn("bandwidth", timeout=120) if args.device == "cuda" else {"device": args.device}
     print(json.dumps(link), flush=True)
     common = ["--config", args.config, "--rows", args.rows, "--limit", str(args.limit)]
-    common += ["--max-new-tokens", str(args.max_new_tokens), "--shape", args.shape or ""]
+    common += ["--max-new-tokens", str(args.max_new_tokens), "--shape", args.shape or "", "--device", args.device]
     order = [impl for _ in range(args.repeat) for impl in args.impls.split(";")]
     for impl in order:
         name, _, options = impl.partition(":")
@@ -244,6 +262,7 @@ def main() -> None:
         p.add_argument("--limit", type=int, default=64)
         p.add_argument("--max-new-tokens", type=int, default=512)
         p.add_argument("--shape", default=None, choices=[None, "", *SHAPES])
+        p.add_argument("--device", default="cuda", help="cpu: a check of the bench itself on a small config")
     bench_parser = sub.choices["bench"]
     bench_parser.add_argument("--impls", default="raw;ours", help='";"-separated, e.g. raw:{"cuda_graph":true};ours')
     bench_parser.add_argument("--repeat", type=int, default=2)

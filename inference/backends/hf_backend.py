@@ -7,7 +7,8 @@ Engines (`engine=auto|continuous|static`): `auto` uses transformers' continuous 
 version offers it and it can honour the generation settings (see `hf_continuous`), and static batching otherwise;
 the reason for static batching is printed, and `self.engine` says which engine ran (each Result's
 `extra["engine"]`, which the runner records in config.yaml). On CUDA the first continuous pass uses CUDA graphs
-(`cuda_graph=None`; measured 2x on decode); rows it fails are tried once more without graphs, then on the static
+(`cuda_graph=None`; measured 2x on decode). A pass the engine fails as a whole is followed by one without the
+longest prompts, the third without graphs (`hf_continuous.PassSchedule`); the rows no pass finished run on the static
 path, and only a row that fails there too comes back as an error Result. `batch_size=auto` (static batching) fits
 the batch to free GPU memory; on CPU it is 4. `kv_memory` caps the continuous engine's cache (share of free memory).
 """
@@ -122,17 +123,11 @@ class HFBackend:
         done: dict[str, Result] = {}
         todo = list(requests)
         if engine == "continuous":
-            # CUDA graphs by default (2x on decode); rows they fail are tried again without, then static
-            graphs = [self.cuda_graph] if self.cuda_graph is not None else [True, None]
-            for cuda_graph in graphs if str(self.device).startswith("cuda") else [self.cuda_graph]:
-                for result in self.generate_continuous(todo, ids, config, on_result, cuda_graph):
-                    done[result.key] = result
-                todo = [r for r in todo if r.key not in done]
-                if not todo:
-                    break
-                console.print(f"[yellow]hf: {len(todo)} row(s) failed under continuous batching ({cuda_graph=})")
+            for result in self.generate_continuous(todo, ids, config, on_result):
+                done[result.key] = result
+            todo = [r for r in todo if r.key not in done]
             if todo:
-                console.print(f"[yellow]hf: retrying {len(todo)} row(s) with static batching")
+                console.print(f"[yellow]hf: {len(todo)} row(s) go to static batching")
         elif why and (self.engine_option == "continuous" or str(self.device).startswith("cuda")):
             console.print(f"[yellow]hf: static batching: {why}")
         for result in self.generate_static(todo, ids, config, on_result):
@@ -140,16 +135,31 @@ class HFBackend:
         return [done[r.key] for r in requests]
 
     # ----- continuous batching ---------------------------------------------------------------------------
-    def generate_continuous(self, requests, ids, config, on_result, cuda_graph: bool | None) -> list[Result]:
+    def generate_continuous(self, requests, ids, config, on_result) -> list[Result]:
+        """Continuous passes as `PassSchedule` plans them; the rows they do not finish are left to the caller."""
         from ..progress import console
-        from .hf_continuous import ContinuousRun, engine_generation_config
+        from .hf_continuous import ContinuousRun, PassSchedule, engine_generation_config
 
         generation = engine_generation_config(self.model, config, self.tokenizer)
-        start = functools.partial(self.start_manager, config=config, cuda_graph=cuda_graph)
-        run = ContinuousRun(self.tokenizer, generation, config, start)
-        results, failed = run.run({r.key: ids[r.key] for r in requests}, on_result)
-        if failed:
-            console.print(f"[yellow]hf: continuous batching failed {len(failed)} row(s), e.g. {run.errors[failed[0]]}")
+        schedule = PassSchedule(cuda_graph=self.cuda_graph, on_cuda=str(self.device).startswith("cuda"))
+        todo = {r.key: ids[r.key] for r in requests}
+        results: list[Result] = []
+        while taken := schedule.rows(todo):
+            cuda_graph = schedule.graphs()
+            start = functools.partial(self.start_manager, config=config, cuda_graph=cuda_graph)
+            run = ContinuousRun(self.tokenizer, generation, config, start)
+            finished, failed = run.run(taken, on_result)
+            results.extend(finished)
+            for result in finished:
+                del todo[result.key]
+            if failed:
+                console.print(
+                    f"[yellow]hf: continuous batching ({cuda_graph=}) failed {len(failed)} of {len(taken)} row(s), "
+                    f"e.g. {run.errors[failed[0]]}"
+                )
+            schedule.record(taken, failed, run.errors)
+            if schedule.notes and not schedule.finished:
+                console.print(f"[yellow]hf: {schedule.notes[-1]}")
         return results
 
     def start_manager(self, generation_config: Any, prompts: list, config: GenerationConfig, cuda_graph=None):

@@ -3,6 +3,10 @@
 Rows join and leave the running batch on their own; each row is handed to `on_result` the moment it finishes.
 Every row's status is checked: a row the engine reports failed, or one that comes back short without EOS or the
 token limit, is not a finished generation; its key is returned so that the caller retries it on the static path.
+
+One error inside the engine's loop fails every row still pending (transformers' `_handle_critical_error`): on an
+H100 one out-of-memory error took all 256 rows of a pass with it. So rows go in longest prompt first (such an
+error shows in the first steps, when little is lost), and `PassSchedule` decides what the next pass takes.
 """
 
 from __future__ import annotations
@@ -10,12 +14,15 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import GenerationConfig
 from .base import OnResult, Result
+from .hf_batching import release_memory
 
 POLL_SECONDS = 1.0
+MAX_PASSES = 3  # continuous passes before the rows left go to static batching
 
 
 def continuous_support(model: Any, config: GenerationConfig) -> str | None:
@@ -99,12 +106,17 @@ class ContinuousRun:
     def run(self, prompts: dict[str, list[int]], on_result: OnResult | None) -> tuple[list[Result], list[str]]:
         """(finished results, keys of the rows that failed or never came back)."""
         began = time.perf_counter()
-        manager = self.manager_factory(self.generation_config, list(prompts.values()))
+        try:
+            manager = self.manager_factory(self.generation_config, list(prompts.values()))
+        except Exception as error:  # e.g. out of memory while the cache is allocated or the graphs captured
+            self.errors.update({key: error_line(error) for key in prompts})
+            release_memory()
+            return [], list(prompts)
         pending = set(prompts)
         done: list[Result] = []
         failed: list[str] = []
         try:
-            for key, ids in prompts.items():
+            for key, ids in sorted(prompts.items(), key=lambda item: -len(item[1])):
                 manager.add_request(ids, request_id=key, max_new_tokens=self.config.max_new_tokens)
             while pending:
                 output = manager.get_result(timeout=POLL_SECONDS)
@@ -125,6 +137,7 @@ class ContinuousRun:
                     on_result(result)
         finally:
             stop_manager(manager, hard=bool(pending))
+            release_memory()
         self.errors.update({key: "never came back from the engine" for key in pending})
         return done, failed + sorted(pending)
 
@@ -150,6 +163,56 @@ class ContinuousRun:
             completion_tokens=len(tokens),
             seconds=seconds,
             extra={"engine": "continuous"},
+        )
+
+
+def error_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+@dataclass
+class PassSchedule:
+    """Which rows each continuous pass takes, and whether with CUDA graphs.
+
+    The first pass takes every row (with CUDA graphs on CUDA unless `cuda_graph` says otherwise). When a pass fails
+    several rows with one and the same error (the engine failed everything pending), the next pass leaves out the
+    longest prompts: the cap becomes half the longest failed prompt. From the third pass on, CUDA graphs are off
+    unless they were asked for. Rows the engine failed one by one, rows over the cap and everything left after
+    `max_passes` go to static batching.
+    """
+
+    cuda_graph: bool | None
+    on_cuda: bool
+    max_passes: int = MAX_PASSES
+    prompt_cap: int | None = None
+    passes: int = 0
+    finished: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def graphs(self) -> bool | None:
+        if self.cuda_graph is not None or not self.on_cuda:
+            return self.cuda_graph
+        return True if self.passes < 2 else None
+
+    def rows(self, todo: dict[str, list[int]]) -> dict[str, list[int]]:
+        """The rows the next pass takes (empty: no further continuous pass)."""
+        if self.finished or self.passes >= self.max_passes:
+            return {}
+        return {k: ids for k, ids in todo.items() if self.prompt_cap is None or len(ids) <= self.prompt_cap}
+
+    def record(self, taken: dict[str, list[int]], failed: Sequence[str], errors: dict[str, str]) -> None:
+        """Learn from a pass that took `taken` and failed `failed` (with `errors`)."""
+        self.passes += 1
+        pass_wide = len(failed) >= 2 and len({errors.get(k, "") for k in failed}) == 1
+        if not pass_wide:
+            self.finished = True
+            return
+        longest = max(len(taken[k]) for k in failed)
+        self.prompt_cap = longest // 2
+        self.notes.append(
+            f"the engine failed {len(failed)} row(s) at once ({errors[failed[0]][:300]}); "
+            f"the next pass takes prompts of at most {self.prompt_cap} tokens"
         )
 
 

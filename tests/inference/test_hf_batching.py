@@ -13,6 +13,7 @@ import yaml
 from longform_eval.inference.backends.base import Request
 from longform_eval.inference.backends.hf_backend import HFBackend
 from longform_eval.inference.backends.hf_batching import bytes_per_row, fitting_batch
+from longform_eval.inference.backends.hf_continuous import PassSchedule
 from longform_eval.inference.cli import main
 from longform_eval.inference.config import GenerationConfig
 
@@ -38,14 +39,19 @@ class FakeManager:
 
     Rows are generated greedily one at a time with the real model; rows in `fail` come back FAILED with an error,
     rows in `short` come back FINISHED but cut short (no EOS, under the limit), rows in `lost` never come back.
+    A prompt longer than `crash_over` tokens fails every row with one error, as an error in the engine's loop does.
     """
 
-    def __init__(self, model, fail=(), short=(), lost=()):
+    def __init__(self, model, fail=(), short=(), lost=(), crash_over=None):
         self.model, self.fail, self.short, self.lost = model, set(fail), set(short), set(lost)
+        self.crash_over, self.crashed = crash_over, False
         self.outputs: deque = deque()
+        self.added: list[str] = []
         self.stopped = False
 
     def add_request(self, input_ids, request_id, max_new_tokens):
+        self.added.append(request_id)
+        self.crashed |= self.crash_over is not None and len(input_ids) > self.crash_over
         if request_id in self.lost:
             return request_id
         with torch.inference_mode():
@@ -64,7 +70,12 @@ class FakeManager:
         return request_id
 
     def get_result(self, request_id=None, timeout=None):
-        return self.outputs.popleft() if self.outputs else None
+        if not self.outputs:
+            return None
+        output = self.outputs.popleft()
+        if self.crashed:
+            output.status, output.error = RequestStatus.FAILED, "CUDA out of memory. Tried to allocate 17.60 GiB"
+        return output
 
     def is_running(self):
         return bool(self.outputs)
@@ -89,6 +100,12 @@ def rows(n):
 
 
 CONFIG = GenerationConfig(max_new_tokens=6, temperature=0.0)
+
+
+def static_results(backend, requests, config):
+    """The static path alone, whatever engine the test set up."""
+    ids = {r.key: backend.token_ids(r, config) for r in requests}
+    return backend.generate_static(list(requests), ids, config, None)
 
 
 def test_cpu_defaults_to_static_batches_of_four(tiny):
@@ -126,7 +143,7 @@ def test_rows_the_engine_failed_are_retried_static_and_never_recorded_partial(ti
     results = tiny.generate(rows(7), CONFIG, on_result=seen.append)
     assert sorted(k for batch in static_batches for k in batch) == ["r1", "r3", "r5"]
     assert sorted(r.key for r in seen) == [f"r{i}" for i in range(7)]  # once each
-    expected = {r.key: r for r in HFBackend.generate(tiny, rows(7), CONFIG.model_copy())}
+    expected = {r.key: r for r in static_results(tiny, rows(7), CONFIG)}
     for result in results:
         assert not result.error
         assert result.text == expected[result.key].text  # no row keeps the engine's partial text
@@ -234,3 +251,120 @@ def test_the_installed_continuous_engine_runs_our_rows_on_cpu(tiny, monkeypatch)
     for result in results:
         assert not result.error and result.extra == {"engine": "continuous"}
         assert result.text == static[result.key].text and result.finish_reason == static[result.key].finish_reason
+
+
+def test_a_pass_the_engine_fails_as_a_whole_is_followed_by_one_without_the_longest_prompts(tiny, monkeypatch):
+    managers = use_engine_double(monkeypatch, tiny, crash_over=12)
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    seen = []
+    results = {r.key: r for r in tiny.generate(rows(7), CONFIG, on_result=seen.append)}
+    lengths = {r.key: len(tiny.token_ids(r, CONFIG)) for r in rows(7)}
+    assert lengths == {"r0": 2, "r1": 5, "r2": 10, "r3": 5, "r4": 11, "r5": 19, "r6": 8}
+    assert managers[0].added[0] == "r5"  # longest first: the error shows at once
+    assert len(managers) == 2 and sorted(managers[1].added) == ["r0", "r1", "r3", "r6"]  # cap 19 // 2 = 9
+    engines = {k: r.extra["engine"] for k, r in results.items()}
+    assert engines == {"r0": "continuous", "r1": "continuous", "r3": "continuous", "r6": "continuous"} | {
+        "r2": "static",
+        "r4": "static",
+        "r5": "static",
+    }
+    assert sorted(r.key for r in seen) == sorted(lengths) and not any(r.error for r in results.values())
+    expected = {r.key: r.text for r in static_results(tiny, rows(7), CONFIG)}
+    assert {k: r.text for k, r in results.items()} == expected
+
+
+def test_an_engine_that_cannot_start_leaves_every_row_to_static_batching(tiny, monkeypatch):
+    def start(generation_config, prompts, config, cuda_graph=None):
+        raise torch.OutOfMemoryError("CUDA out of memory while capturing graphs")
+
+    monkeypatch.setattr(tiny, "start_manager", start)
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    results = tiny.generate(rows(3), CONFIG)
+    assert [r.extra["engine"] for r in results] == ["static"] * 3 and not any(r.error for r in results)
+
+
+def test_pass_schedule():
+    todo = {"a": [0] * 100, "b": [0] * 40, "c": [0] * 10}
+    schedule = PassSchedule(cuda_graph=None, on_cuda=True)
+    assert schedule.rows(todo) == todo and schedule.graphs() is True
+    schedule.record(todo, ["a", "b", "c"], dict.fromkeys("abc", "CUDA out of memory"))
+    assert schedule.prompt_cap == 50 and set(schedule.rows(todo)) == {"b", "c"} and schedule.graphs() is True
+    assert "3 row(s) at once" in schedule.notes[-1] and "at most 50 tokens" in schedule.notes[-1]
+    taken = schedule.rows(todo)
+    schedule.record(taken, ["b", "c"], dict.fromkeys("bc", "Expected all tensors on one device"))
+    assert set(schedule.rows(todo)) == {"c"} and schedule.graphs() is None  # third pass: no graphs
+    schedule.record({"c": todo["c"]}, ["c"], {"c": "x"})
+    assert schedule.rows(todo) == {}  # at most three passes; a lone failure ends them anyway
+
+    lone = PassSchedule(cuda_graph=False, on_cuda=True)
+    assert lone.graphs() is False
+    lone.record(todo, ["a", "b"], {"a": "one error", "b": "another"})  # rows failed one by one: static
+    assert lone.finished and lone.rows(todo) == {}
+    assert PassSchedule(cuda_graph=None, on_cuda=False).graphs() is None
+
+
+ONE_ROW_AT_A_TIME = """
+import sys
+from longform_eval.inference.backends import hf_backend, hf_continuous
+from longform_eval.inference.cli import main
+
+def start_manager(self, generation_config, prompts, config, cuda_graph=None):
+    return hf_continuous.start_manager(
+        self.model, generation_config, prompts, config, use_cuda_graph=cuda_graph, max_requests_per_batch=1
+    )
+
+hf_backend.HFBackend.start_manager = start_manager
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_continuous_run_killed_mid_way_resumes_without_losing_or_repeating_a_row(tiny_folder, tmp_path):
+    """The installed engine (one row in the batch at a time, so rows finish apart) under SIGKILL, then resumed."""
+    import subprocess
+    import sys
+
+    from .test_resume import kill_when
+
+    out = tmp_path / "run"
+    args = ["generate", "--benchmark", "hellobench", "--limit", "8", "--max-new-tokens", "24", "--out", str(out)]
+    args += ["--model", f"hf:{tiny_folder}", "--model-arg", "engine=continuous"]
+    command = [sys.executable, "-c", ONE_ROW_AT_A_TIME, *args]
+    log = out / "generations.jsonl"
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kill_when(process, log, 2)
+    before = log.read_text().split("\n")[:-1]  # the complete lines
+    assert process.returncode == -9 and 2 <= len(before) < 8
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    after = log.read_text().splitlines()
+    assert after[: len(before)] == before  # nothing written before the kill is rewritten
+    ids = [json.loads(line)["sample_id"] for line in after]
+    assert len(ids) == 8 and len(set(ids)) == 8
+    assert yaml.safe_load((out / "config.yaml").read_text())["engine"] == "continuous"
+
+
+def test_the_installed_engine_failing_a_whole_pass_loses_no_row(tiny, monkeypatch):
+    """The real engine with a 64-token cache: a longer prompt stops its loop ("No requests can be scheduled"), which
+    fails every row of the pass; the next pass leaves that prompt out and it finishes on the static path."""
+    from longform_eval.inference.backends import hf_continuous
+
+    def small_cache(generation_config, prompts, config, cuda_graph=None):
+        options = {"num_blocks": 4, "page_size": 16, "max_batch_tokens": 64}
+        return hf_continuous.start_manager(tiny.model, generation_config, prompts, config, **options)
+
+    monkeypatch.setattr(tiny, "start_manager", small_cache)
+    monkeypatch.setattr(tiny, "engine_option", "continuous")
+    config = GenerationConfig(max_new_tokens=4, temperature=0.0)
+    requests = [*rows(3), Request(key="long", prompt=" ".join(["hello", "world"] * 60))]
+    seen = []
+    results = {r.key: r for r in tiny.generate(requests, config, on_result=seen.append)}
+    assert {k: r.extra["engine"] for k, r in results.items()} == {
+        "r0": "continuous",
+        "r1": "continuous",
+        "r2": "continuous",
+        "long": "static",
+    }
+    assert sorted(r.key for r in seen) == sorted(results) and not any(r.error for r in results.values())
+    static = {r.key: r.text for r in static_results(tiny, requests, config)}
+    assert {k: r.text for k, r in results.items()} == static
