@@ -205,7 +205,7 @@ class PassSchedule:
         """Learn from a pass that took `taken` and failed `failed` (with `errors`)."""
         self.passes += 1
         pass_wide = len(failed) >= 2 and len({errors.get(k, "") for k in failed}) == 1
-        if not pass_wide:
+        if not pass_wide or self.passes >= self.max_passes:
             self.finished = True
             return
         longest = max(len(taken[k]) for k in failed)

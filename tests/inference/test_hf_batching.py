@@ -293,8 +293,8 @@ def test_pass_schedule():
     taken = schedule.rows(todo)
     schedule.record(taken, ["b", "c"], dict.fromkeys("bc", "Expected all tensors on one device"))
     assert set(schedule.rows(todo)) == {"c"} and schedule.graphs() is None  # third pass: no graphs
-    schedule.record({"c": todo["c"]}, ["c"], {"c": "x"})
-    assert schedule.rows(todo) == {}  # at most three passes; a lone failure ends them anyway
+    schedule.record({"c": todo["c"]}, ["c", "b"], dict.fromkeys("bc", "x"))
+    assert schedule.finished and schedule.rows(todo) == {} and len(schedule.notes) == 2  # at most three passes
 
     lone = PassSchedule(cuda_graph=False, on_cuda=True)
     assert lone.graphs() is False
