@@ -132,11 +132,15 @@ class HFBackend:
             console.print(f"[yellow]hf: static batching: {why}")
         for result in self.generate_static(todo, ids, config, on_result):
             done[result.key] = result
+        if engine == "continuous" and not any(r.extra.get("engine") == "continuous" for r in done.values()):
+            self.engine = "static"  # every row ended on the static path
         return [done[r.key] for r in requests]
 
     # ----- continuous batching ---------------------------------------------------------------------------
     def generate_continuous(self, requests, ids, config, on_result) -> list[Result]:
         """Continuous passes as `PassSchedule` plans them; the rows they do not finish are left to the caller."""
+        from rich.markup import escape
+
         from ..progress import console
         from .hf_continuous import ContinuousRun, PassSchedule, engine_generation_config
 
@@ -155,11 +159,11 @@ class HFBackend:
             if failed:
                 console.print(
                     f"[yellow]hf: continuous batching ({cuda_graph=}) failed {len(failed)} of {len(taken)} row(s), "
-                    f"e.g. {run.errors[failed[0]]}"
+                    f"e.g. {escape(run.errors[failed[0]])}"
                 )
-            schedule.record(taken, failed, run.errors)
+            schedule.record(taken, failed, run.engine_errors)
             if schedule.notes and not schedule.finished:
-                console.print(f"[yellow]hf: {schedule.notes[-1]}")
+                console.print(f"[yellow]hf: {escape(schedule.notes[-1])}")
         return results
 
     def start_manager(self, generation_config: Any, prompts: list, config: GenerationConfig, cuda_graph=None):

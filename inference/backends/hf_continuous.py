@@ -102,15 +102,13 @@ class ContinuousRun:
         self.manager_factory = manager_factory
         self.eos = eos_ids(generation_config)
         self.errors: dict[str, str] = {}  # why each failed row failed
+        self.engine_errors: dict[str, str] = {}  # the rows the engine failed with an error of its own
 
     def run(self, prompts: dict[str, list[int]], on_result: OnResult | None) -> tuple[list[Result], list[str]]:
         """(finished results, keys of the rows that failed or never came back)."""
         began = time.perf_counter()
-        try:
-            manager = self.manager_factory(self.generation_config, list(prompts.values()))
-        except Exception as error:  # e.g. out of memory while the cache is allocated or the graphs captured
-            self.errors.update({key: error_line(error) for key in prompts})
-            release_memory()
+        manager = self.start(prompts)
+        if manager is None:
             return [], list(prompts)
         pending = set(prompts)
         done: list[Result] = []
@@ -130,16 +128,34 @@ class ContinuousRun:
                 result = self.result_of(output, len(prompts[output.request_id]), began)
                 if result is None:
                     failed.append(output.request_id)
-                    self.errors[output.request_id] = output.error or f"came back short ({output.status!s})"
+                    self.note_failure(output)
                     continue
                 done.append(result)
                 if on_result is not None:
                     on_result(result)
         finally:
             stop_manager(manager, hard=bool(pending))
+            del manager  # a failed engine keeps its error, whose traceback holds the cache: free it before the next
             release_memory()
         self.errors.update({key: "never came back from the engine" for key in pending})
         return done, failed + sorted(pending)
+
+    def start(self, prompts: dict[str, list[int]]) -> Any:
+        """A started manager, or None when it could not start (every row then failed with that error)."""
+        try:
+            return self.manager_factory(self.generation_config, list(prompts.values()))
+        except Exception as error:  # e.g. out of memory while the cache is allocated or the graphs captured
+            reason = error_line(error)
+        self.errors.update(dict.fromkeys(prompts, reason))
+        self.engine_errors.update(dict.fromkeys(prompts, reason))
+        release_memory()  # outside the except block, whose traceback holds the half-built manager
+        return None
+
+    def note_failure(self, output: Any) -> None:
+        if output.error is not None:
+            self.errors[output.request_id] = self.engine_errors[output.request_id] = str(output.error)
+        else:
+            self.errors[output.request_id] = f"came back short ({output.status!s})"
 
     def result_of(self, output: Any, prompt_tokens: int, began: float) -> Result | None:
         """The row's result, or None when the engine did not finish it (failed, or short without EOS or limit)."""
@@ -178,7 +194,7 @@ class PassSchedule:
     The first pass takes every row (with CUDA graphs on CUDA unless `cuda_graph` says otherwise). When a pass fails
     several rows with one and the same error (the engine failed everything pending), the next pass leaves out the
     longest prompts: the cap becomes half the longest failed prompt. From the third pass on, CUDA graphs are off
-    unless they were asked for. Rows the engine failed one by one, rows over the cap and everything left after
+    unless `cuda_graph` was given. Rows the engine failed one by one, rows over the cap and everything left after
     `max_passes` go to static batching.
     """
 
@@ -193,7 +209,7 @@ class PassSchedule:
     def graphs(self) -> bool | None:
         if self.cuda_graph is not None or not self.on_cuda:
             return self.cuda_graph
-        return True if self.passes < 2 else None
+        return self.passes < 2  # False, not None: transformers' default turns graphs on with flash attention
 
     def rows(self, todo: dict[str, list[int]]) -> dict[str, list[int]]:
         """The rows the next pass takes (empty: no further continuous pass)."""
@@ -201,17 +217,19 @@ class PassSchedule:
             return {}
         return {k: ids for k, ids in todo.items() if self.prompt_cap is None or len(ids) <= self.prompt_cap}
 
-    def record(self, taken: dict[str, list[int]], failed: Sequence[str], errors: dict[str, str]) -> None:
-        """Learn from a pass that took `taken` and failed `failed` (with `errors`)."""
+    def record(self, taken: dict[str, list[int]], failed: Sequence[str], engine_errors: dict[str, str]) -> None:
+        """Learn from a pass that took `taken` and failed `failed`, some with an error of the engine's.
+
+        Pass-wide: at least two rows failed and all the engine's errors among them are one (rows that never came back
+        were dropped by the stopping engine; rows cut short carry no error)."""
         self.passes += 1
-        pass_wide = len(failed) >= 2 and len({errors.get(k, "") for k in failed}) == 1
-        if not pass_wide or self.passes >= self.max_passes:
+        errors = {engine_errors[k] for k in failed if k in engine_errors}
+        if len(failed) < 2 or len(errors) != 1 or self.passes >= self.max_passes:
             self.finished = True
             return
-        longest = max(len(taken[k]) for k in failed)
-        self.prompt_cap = longest // 2
+        self.prompt_cap = max(len(taken[k]) for k in failed) // 2
         self.notes.append(
-            f"the engine failed {len(failed)} row(s) at once ({errors[failed[0]][:300]}); "
+            f"the engine failed {len(failed)} row(s) at once ({errors.pop()[:300]}); "
             f"the next pass takes prompts of at most {self.prompt_cap} tokens"
         )
 

@@ -4,6 +4,7 @@ halving, and the retry on the static path of rows the continuous engine failed."
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections import deque
 
@@ -274,33 +275,49 @@ def test_a_pass_the_engine_fails_as_a_whole_is_followed_by_one_without_the_longe
 
 
 def test_an_engine_that_cannot_start_leaves_every_row_to_static_batching(tiny, monkeypatch):
+    attempts = []
+
     def start(generation_config, prompts, config, cuda_graph=None):
+        attempts.append(sorted(len(p) for p in prompts))
         raise torch.OutOfMemoryError("CUDA out of memory while capturing graphs")
 
     monkeypatch.setattr(tiny, "start_manager", start)
     monkeypatch.setattr(tiny, "engine_option", "continuous")
     results = tiny.generate(rows(3), CONFIG)
+    assert attempts == [[2, 5, 10], [2, 5], [2]]  # each pass without the prompts over half the longest failed
     assert [r.extra["engine"] for r in results] == ["static"] * 3 and not any(r.error for r in results)
+    assert tiny.engine == "static"
 
 
 def test_pass_schedule():
-    todo = {"a": [0] * 100, "b": [0] * 40, "c": [0] * 10}
+    todo = {"a": [0] * 100, "b": [0] * 40, "c": [0] * 10, "d": [0] * 8}
     schedule = PassSchedule(cuda_graph=None, on_cuda=True)
     assert schedule.rows(todo) == todo and schedule.graphs() is True
-    schedule.record(todo, ["a", "b", "c"], dict.fromkeys("abc", "CUDA out of memory"))
-    assert schedule.prompt_cap == 50 and set(schedule.rows(todo)) == {"b", "c"} and schedule.graphs() is True
-    assert "3 row(s) at once" in schedule.notes[-1] and "at most 50 tokens" in schedule.notes[-1]
+    schedule.record(todo, list(todo), dict.fromkeys(todo, "CUDA out of memory"))
+    assert schedule.prompt_cap == 50 and set(schedule.rows(todo)) == {"b", "c", "d"} and schedule.graphs() is True
+    assert "4 row(s) at once" in schedule.notes[-1] and "at most 50 tokens" in schedule.notes[-1]
     taken = schedule.rows(todo)
-    schedule.record(taken, ["b", "c"], dict.fromkeys("bc", "Expected all tensors on one device"))
-    assert set(schedule.rows(todo)) == {"c"} and schedule.graphs() is None  # third pass: no graphs
-    schedule.record({"c": todo["c"]}, ["c", "b"], dict.fromkeys("bc", "x"))
+    schedule.record(taken, ["b", "c", "d"], dict.fromkeys("bcd", "Expected all tensors on one device"))
+    assert set(schedule.rows(todo)) == {"c", "d"} and schedule.graphs() is False  # third pass: graphs off
+    schedule.record(schedule.rows(todo), ["c", "d"], dict.fromkeys("cd", "x"))
     assert schedule.finished and schedule.rows(todo) == {} and len(schedule.notes) == 2  # at most three passes
 
-    lone = PassSchedule(cuda_graph=False, on_cuda=True)
-    assert lone.graphs() is False
-    lone.record(todo, ["a", "b"], {"a": "one error", "b": "another"})  # rows failed one by one: static
-    assert lone.finished and lone.rows(todo) == {}
+    asked = PassSchedule(cuda_graph=True, on_cuda=True, passes=2)
+    assert asked.graphs() is True  # graphs the user asked for stay on
     assert PassSchedule(cuda_graph=None, on_cuda=False).graphs() is None
+
+    dropped = PassSchedule(cuda_graph=None, on_cuda=True)  # rows added after the crash never come back
+    dropped.record(todo, ["a", "b", "c"], {"a": "CUDA out of memory", "b": "CUDA out of memory"})
+    assert not dropped.finished and dropped.prompt_cap == 50
+
+    for failed, errors in (
+        (["a", "b"], {"a": "one error", "b": "another"}),  # rows failed one by one
+        (["a", "b"], {}),  # rows cut short: no error of the engine's
+        (["a"], {"a": "CUDA out of memory"}),  # a single row
+    ):
+        alone = PassSchedule(cuda_graph=False, on_cuda=True)
+        alone.record(todo, failed, errors)
+        assert alone.finished and alone.rows(todo) == {}, (failed, errors)
 
 
 ONE_ROW_AT_A_TIME = """
@@ -350,7 +367,10 @@ def test_the_installed_engine_failing_a_whole_pass_loses_no_row(tiny, monkeypatc
     from longform_eval.inference.backends import hf_continuous
 
     def small_cache(generation_config, prompts, config, cuda_graph=None):
-        options = {"num_blocks": 4, "page_size": 16, "max_batch_tokens": 64}
+        from transformers.generation.configuration_utils import ContinuousBatchingConfig
+
+        page = "page_size" if "page_size" in inspect.signature(ContinuousBatchingConfig).parameters else "block_size"
+        options = {"num_blocks": 4, page: 16, "max_batch_tokens": 64}  # block_size: transformers < 5.2x
         return hf_continuous.start_manager(tiny.model, generation_config, prompts, config, **options)
 
     monkeypatch.setattr(tiny, "start_manager", small_cache)
