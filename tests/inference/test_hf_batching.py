@@ -361,17 +361,27 @@ def test_a_continuous_run_killed_mid_way_resumes_without_losing_or_repeating_a_r
     assert yaml.safe_load((out / "config.yaml").read_text())["engine"] == "continuous"
 
 
+def small_cache_options() -> dict:
+    """A 64-token cache for the installed engine (`block_size` before transformers 5.2x, `page_size` after)."""
+    from transformers.generation.configuration_utils import ContinuousBatchingConfig
+
+    page = "page_size" if "page_size" in inspect.signature(ContinuousBatchingConfig).parameters else "block_size"
+    return {"num_blocks": 4, page: 16, "max_batch_tokens": 64}
+
+
+SMALL_CACHE = small_cache_options()
+
+
 def test_the_installed_engine_failing_a_whole_pass_loses_no_row(tiny, monkeypatch):
     """The real engine with a 64-token cache: a longer prompt stops its loop ("No requests can be scheduled"), which
     fails every row of the pass; the next pass leaves that prompt out and it finishes on the static path."""
     from longform_eval.inference.backends import hf_continuous
 
-    def small_cache(generation_config, prompts, config, cuda_graph=None):
-        from transformers.generation.configuration_utils import ContinuousBatchingConfig
+    managers = []
 
-        page = "page_size" if "page_size" in inspect.signature(ContinuousBatchingConfig).parameters else "block_size"
-        options = {"num_blocks": 4, page: 16, "max_batch_tokens": 64}  # block_size: transformers < 5.2x
-        return hf_continuous.start_manager(tiny.model, generation_config, prompts, config, **options)
+    def small_cache(generation_config, prompts, config, cuda_graph=None):
+        managers.append(hf_continuous.start_manager(tiny.model, generation_config, prompts, config, **SMALL_CACHE))
+        return managers[-1]
 
     monkeypatch.setattr(tiny, "start_manager", small_cache)
     monkeypatch.setattr(tiny, "engine_option", "continuous")
@@ -386,5 +396,43 @@ def test_the_installed_engine_failing_a_whole_pass_loses_no_row(tiny, monkeypatc
         "long": "static",
     }
     assert sorted(r.key for r in seen) == sorted(results) and not any(r.error for r in results.values())
+    assert len(managers) == 2
+    managers.clear()
     static = {r.key: r.text for r in static_results(tiny, requests, config)}
     assert {k: r.text for k, r in results.items()} == static
+
+
+FREED_BEFORE_THE_NEXT_PASS = """
+import json, sys, weakref
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from longform_eval.inference.backends import hf_continuous
+from longform_eval.inference.config import GenerationConfig
+
+folder, options = sys.argv[1], json.loads(sys.argv[2])
+model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+tokenizer = AutoTokenizer.from_pretrained(folder)
+config = GenerationConfig(max_new_tokens=4, temperature=0.0)
+generation = hf_continuous.engine_generation_config(model, config, tokenizer)
+managers = []
+
+def start(generation_config, prompts):
+    managers.append(weakref.ref(hf_continuous.start_manager(model, generation_config, prompts, config, **options)))
+    return managers[-1]()
+
+run = hf_continuous.ContinuousRun(tokenizer, generation, config, start)
+done, failed = run.run({"short": [1, 4, 5], "long": [1] + [4, 5] * 60}, None)
+print(json.dumps({"failed": sorted(failed), "alive": managers[0]() is not None}))
+"""
+
+
+def test_a_failed_engine_is_freed_before_the_next_pass(tiny_folder):
+    """Its error's traceback holds the manager (and on CUDA its cache): gone when the pass returns. In a plain process:
+    pytest's own captures keep tracebacks alive."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", FREED_BEFORE_THE_NEXT_PASS, str(tiny_folder), json.dumps(SMALL_CACHE)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == {"failed": ["long", "short"], "alive": False}
