@@ -3,6 +3,9 @@
 - HelloEval: score 100,000 judged rows (parsed checklist scores) -> target < 1 s.
 - LongGenBench: score 100,000 items' checks -> target < 1 s (measured for 100,000 checks and 100,000 items).
 - Bradley-Terry: 100 bootstrap rounds over 10,000 battles -> target < 5 s.
+- Intervals (issue 21): HelloEval overall + 5 task intervals from 10,000 judged rows, 2,000 stratified resamples
+  -> target < 2 s; a paired difference on the same rows, and rank ranges of 23 models on 613 prompts (the
+  issue's HelloBench set) with the same target.
 
 Run: python bench/bench_metrics.py
 """
@@ -14,11 +17,22 @@ import platform
 import random
 import time
 
+import numpy as np
+
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
 from longform_eval.metric.helloeval.scoring import JudgedRow, score_rows
-from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
+from longform_eval.metric.helloeval.weights import TASKS, flat_weights, task_of_subcategory
 from longform_eval.metric.longgenbench.scoring import ItemResult, score_items
 from longform_eval.metric.pairwise import Battle, Outcome, bradley_terry, elo_ratings
+from longform_eval.metric.uncertainty import (
+    Design,
+    affine,
+    intervals,
+    mean,
+    paired_difference,
+    rank_ranges,
+    stratified_mean,
+)
 
 LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -66,6 +80,38 @@ def battles(n: int, models: int, rng: random.Random) -> list[Battle]:
     return [Battle(*rng.sample(names, 2), rng.choice(outcomes)) for _ in range(n)]
 
 
+def hellobench_figures(rows: list[JudgedRow]) -> tuple[dict, Design]:
+    """Row scores of judged rows, then the overall and the task figures, stratified by task (as a runner would)."""
+    weights, task_of = flat_weights(), task_of_subcategory()
+    scores = np.array([float(np.dot(row.verdict, weights[row.subcategory])) for row in rows])
+    tasks = [task_of[row.subcategory] for row in rows]
+    labels = np.array(tasks)
+    figures = {"overall": affine(stratified_mean(scores, tasks), 4, -300)}
+    for task in TASKS:
+        figures[task] = affine(mean(scores, scored=labels == task), 4, -300)
+    return figures, Design.stratified(tasks, by="task")
+
+
+def hellobench_intervals(rows: list[JudgedRow]) -> dict:
+    figures, design = hellobench_figures(rows)
+    return intervals(figures, design, rounds=2000, seed=0)
+
+
+def paired_overall(rows_a: list[JudgedRow], rows_b: list[JudgedRow]):
+    (figures_a, design), (figures_b, _) = hellobench_figures(rows_a), hellobench_figures(rows_b)
+    return paired_difference(figures_a["overall"], figures_b["overall"], design, rounds=2000, seed=0)
+
+
+def models_on_shared_prompts(models: int, prompts: int, rng: np.random.Generator) -> tuple[dict, Design]:
+    tasks = [TASKS[i % len(TASKS)] for i in range(prompts)]
+    difficulty = rng.normal(70, 15, prompts)
+    figures = {
+        f"model-{m}": affine(stratified_mean(difficulty + rng.normal(m / 3, 10, prompts), tasks), 4, -300)
+        for m in range(models)
+    }
+    return figures, Design.stratified(tasks, by="task")
+
+
 def main() -> None:
     rng = random.Random(0)
     print(f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}")
@@ -93,6 +139,23 @@ def main() -> None:
         lambda: bradley_terry(fights, bootstrap=100, seed=0),
     )
     timed("Elo: 20 shuffles, 10,000 battles", 5.0, lambda: elo_ratings(fights))
+    interval_rows = rows[:10_000]
+    found: dict = {}
+    timed(
+        "Intervals: HelloEval overall + 5 tasks, 10,000 rows x 2,000",
+        2.0,
+        lambda: found.update(hellobench_intervals(interval_rows)),
+    )
+    overall = found["overall"]
+    print(f"    overall {overall.point:.2f}, 95% [{overall.low:.2f}, {overall.high:.2f}], se {overall.se:.2f}")
+    other_rows = [JudgedRow(r.row_id, r.subcategory, [rng.choice(LEVELS) for _ in r.verdict]) for r in interval_rows]
+    timed(
+        "Paired difference: 10,000 shared rows, 2,000 resamples",
+        2.0,
+        lambda: paired_overall(interval_rows, other_rows),
+    )
+    ranked, design = models_on_shared_prompts(23, 613, np.random.default_rng(0))
+    timed("Rank ranges: 23 models x 613 prompts, 2,000 resamples", 2.0, lambda: rank_ranges(ranked, design))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,10 @@ def replacing(path: str | Path) -> Iterator[Path]:
             os.fsync(written.fileno())
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
+    except OSError as error:  # e.g. a full disk: say which file could not be written
+        if error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
     finally:
         temporary.unlink(missing_ok=True)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .cli_types import positive_int, source_folder
 from .hub import push_to_hub, upload_plan
 from .registry import BUILDERS, build
 
@@ -14,15 +15,16 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     builder.add_argument("name", choices=sorted(BUILDERS))
     builder.add_argument(
         "--source",
-        type=Path,
+        type=source_folder,
         help="folder with the upstream files (default: $LONGFORM_EVAL_SOURCE/NAME, ../shared/data/NAME, else download)",
     )
     builder.add_argument("--out", type=Path, help="output folder (default: build/NAME)")
     builder.add_argument(
         "--overwrite",
         action="store_true",
-        help="replace --out even if it is not empty and not an earlier build of NAME "
-        "(never the current directory, the home folder or a parent of them)",
+        help="also replace an earlier build of another dataset; a folder holding anything a build did not write "
+        "(not listed in its .longform-eval-build.json) is never replaced, nor the current directory, the home "
+        "folder or a parent of them",
     )
     builder.add_argument(
         "--allow-count-mismatch",
@@ -37,7 +39,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     builder.add_argument("--generate", action="store_true", help="longgenbench: add seeded fresh items")
     builder.add_argument("--seed", type=int, default=0, help="longgenbench --generate: random seed")
-    builder.add_argument("--per-scenario", type=int, default=100, help="longgenbench --generate: items per scenario")
+    builder.add_argument(
+        "--per-scenario", type=positive_int, default=100, help="longgenbench --generate: items per scenario"
+    )
     builder.set_defaults(handler=run_build)
 
     push = subparsers.add_parser("push", help="upload a built dataset folder to the Hugging Face Hub")

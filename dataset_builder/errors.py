@@ -26,3 +26,7 @@ class SourceUnavailableError(RuntimeError):
 
 class OutputFolderError(ValueError):
     """The output folder cannot be replaced safely; nothing was changed on disk."""
+
+
+class OutputFileError(ValueError):
+    """An output file exists and this toolkit did not write it; nothing was changed on disk."""

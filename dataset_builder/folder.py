@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.metadata
-import json
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +17,8 @@ from datasets.utils import logging as datasets_logging
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from .errors import OutputFolderError
+from .owned import listed_files, read_listing, remove_listed, shown, unlisted_entries, write_listing
+from .staging import remove_dead_staging, retired_path, staging_folder
 
 SPLIT = "test"
 MARKER = ".longform-eval-build.json"
@@ -70,21 +70,24 @@ def write_dataset_folder(
     overwrite: bool = False,
     keep: Sequence[Path] = (),
 ) -> Path:
-    """Build the folder in a temporary sibling and move it into place only when complete.
+    """Build the folder in a staging sibling and move it into place only when complete.
 
     `out` must pass `check_output_folder`; `keep` are paths (the source files) that must survive the build.
+    Staging folders of `out` left by killed builds are removed first (see `staging`).
     """
     out = check_output_folder(out, dataset, overwrite, keep)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.tmp-"))
+    remove_dead_staging(out, MARKER)
+    staging = staging_folder(out)
     try:
+        write_marker(staging, dataset, [*(table.data_path for table in tables), "README.md"])
         infos = {table.name: write_table(staging, table) for table in tables}
         render_card(tables, infos, card).save(staging / "README.md")
         write_marker(staging, dataset)
         staging.chmod(0o755)
         replace_folder(staging, out)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)  # made by this call a moment ago (mkdtemp, private)
         raise
     return out
 
@@ -166,17 +169,29 @@ def example_of(table: ConfigTable, max_chars: int = 300) -> dict[str, Any]:
 
 
 def replace_folder(staging: Path, out: Path) -> None:
-    """Swap `staging` into `out`; an existing `out` is removed only after the new one is in place."""
+    """Swap `staging` into `out`; an earlier `out` is moved aside, then only the files its marker lists are removed.
+
+    Raises OutputFolderError (the new folder being in place) if the earlier one gained other files meanwhile.
+    """
     if not out.exists():
         staging.rename(out)
         return
-    retired = out.with_name(f".{out.name}.old-{staging.name.rsplit('-', 1)[-1]}")
+    retired = retired_path(out, staging)
     out.rename(retired)
-    staging.rename(out)
-    if retired.is_dir():
-        shutil.rmtree(retired, ignore_errors=True)
-    else:
-        retired.unlink(missing_ok=True)
+    try:
+        staging.rename(out)
+    except BaseException:
+        retired.rename(out)
+        raise
+    try:
+        files = listed_files(retired, MARKER)
+    except OSError:
+        files = None
+    if files is None or not remove_listed(retired, files):
+        raise OutputFolderError(
+            f"--out {out}: built, but the earlier folder, moved to {retired}, holds files no build wrote "
+            "(added during the build) or that cannot be read; it was left as it is"
+        )
 
 
 def package_version() -> str:
@@ -186,23 +201,21 @@ def package_version() -> str:
         return "unknown"
 
 
-def write_marker(folder: Path, dataset: str) -> None:
-    """Mark `folder` as a build of `dataset`, listing its files; a later build may replace exactly these.
+def write_marker(folder: Path, dataset: str, files: Sequence[str] | None = None) -> None:
+    """Mark `folder` as a build of `dataset` listing its files (default: those in it); a later build may remove these.
 
     The marker is not named by the card's configs, so `load_dataset` and `push_to_hub` leave it out.
     """
-    files = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file())
-    marker = {"dataset": dataset, "built_by": DISTRIBUTION, "version": package_version(), "files": files}
-    (folder / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+    if files is None:
+        files = [path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()]
+    fields = {"dataset": dataset, "built_by": DISTRIBUTION, "version": package_version()}
+    write_listing(folder, MARKER, fields, [name for name in files if name != MARKER])
 
 
 def read_marker(folder: Path) -> dict | None:
     """The marker of an earlier build in `folder`, or None when there is none or it is unreadable."""
-    try:
-        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return marker if isinstance(marker, dict) and isinstance(marker.get("dataset"), str) else None
+    marker = read_listing(folder, MARKER)
+    return marker if marker is not None and isinstance(marker.get("dataset"), str) else None
 
 
 def protected_folders() -> dict[Path, str]:
@@ -218,11 +231,12 @@ def protected_folders() -> dict[Path, str]:
 
 
 def check_output_folder(out: str | Path, dataset: str, overwrite: bool = False, keep: Sequence[Path] = ()) -> Path:
-    """Return `out` resolved, or raise OutputFolderError if building there could destroy something else.
+    """Return `out` resolved, or raise OutputFolderError if building there could destroy anything a build did not write.
 
-    Refused always: the current directory, the home folder or a parent of either, and a folder that holds
-    (or is) one of `keep`. Refused unless `overwrite`: anything but a missing or empty folder or an
-    earlier build of `dataset`.
+    Accepted: a missing or empty folder, or an earlier build of `dataset` holding nothing but the files its marker
+    lists; with `overwrite`, also such a build of another dataset. Refused whatever `overwrite` says: anything
+    else, the current directory, the home folder or a parent of either, and a folder that holds (or is) one of
+    `keep`.
     """
     target = Path(out).expanduser().resolve()
     protected = protected_folders()
@@ -235,36 +249,33 @@ def check_output_folder(out: str | Path, dataset: str, overwrite: bool = False, 
         kept = Path(path).expanduser().resolve()
         if kept == target or target in kept.parents:
             raise OutputFolderError(f"--out {out}: refusing to replace {target}, which holds the source {path}")
-    if overwrite or not (target.exists() or target.is_symlink()):
+    if not (target.exists() or target.is_symlink()):
         return target
-    problem = replace_problem(target, dataset)
+    try:
+        problem = replace_problem(target, dataset, overwrite)
+    except OSError as error:
+        raise OutputFolderError(f"--out {out}: cannot read {target} ({error.strerror or error})") from error
     if problem:
-        raise OutputFolderError(
-            f"--out {out}: {problem}; refusing to replace it. Choose another folder, or pass --overwrite "
-            "(overwrite=True) to delete its contents"
-        )
+        raise OutputFolderError(f"--out {out}: {problem}")
     return target
 
 
-def replace_problem(target: Path, dataset: str) -> str | None:
-    """Why replacing the existing `target` without --overwrite could lose data, or None if it cannot."""
-    if not target.is_dir():
-        return f"{target} exists and is not a folder"
+def replace_problem(target: Path, dataset: str, overwrite: bool = False) -> str | None:
+    """Why a build must not replace the existing `target`, or None if it may."""
+    never = "refusing to replace it, even with --overwrite (a build replaces only an empty folder or an earlier build)"
+    if target.is_symlink() or not target.is_dir():
+        return f"{target} exists and is not a folder; {never}"
     if not any(target.iterdir()):
         return None
     marker = read_marker(target)
     if marker is None:
-        return f"{target} is not empty and is not a longform-eval build (no readable {MARKER})"
-    if marker["dataset"] != dataset:
-        return f"{target} is a build of {marker['dataset']!r}, not {dataset!r}"
-    files = marker.get("files")
-    built = {*(files if isinstance(files, list) else []), MARKER}
-    extra = sorted(
-        path.relative_to(target).as_posix()
-        for path in target.rglob("*")
-        if (path.is_file() or path.is_symlink()) and path.relative_to(target).as_posix() not in built
-    )
-    if extra:
-        shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
-        return f"{target} is a build of {dataset!r} but also holds files the build did not write: {shown}"
+        return f"{target} is not empty and is not a longform-eval build (no readable {MARKER}); {never}"
+    unlisted = unlisted_entries(target, [*marker["files"], MARKER])
+    if unlisted:
+        return (
+            f"{target} is a build of {marker['dataset']!r} but also holds files the build did not write: "
+            f"{shown(unlisted)}; {never}. Move them away or choose a new folder"
+        )
+    if marker["dataset"] != dataset and not overwrite:
+        return f"{target} is a build of {marker['dataset']!r}, not {dataset!r}; pass --overwrite to replace it"
     return None

@@ -163,8 +163,9 @@ def build(
 ) -> Path:
     """Build the HelloBench dataset folder; `weights` replaces the shipped weighted_scores.txt.
 
-    `overwrite` allows replacing a folder that is not an earlier HelloBench build; `allow_count_mismatch`
-    builds an edited copy whose row counts differ from the published ones (the card lists the differences).
+    `overwrite` allows replacing an earlier build of another dataset (see `check_output_folder`);
+    `allow_count_mismatch` builds an edited copy whose row counts differ from the published ones (the card lists
+    the differences).
     """
     source_dir = resolve_source(NAME, source, UPSTREAM)
     weights_path = Path(weights) if weights else None

@@ -65,6 +65,9 @@ def checked_weights(path: Path, line: int | None, subcategory: str, weights: obj
     return [float(w) for w in weights]
 
 
-def dump_weights(weights: dict[str, list[float]], path: Path) -> None:
-    """Write weights in the shipped form: a Python dict literal (also valid JSON) named REGRESSION_DICT."""
-    write_text_atomic(path, "REGRESSION_DICT = " + json.dumps(weights, indent=4) + "\n")
+def dump_weights(weights: dict[str, list[float]], path: Path, header: str = "") -> None:
+    """Write weights in the shipped form: a Python dict literal (also valid JSON) named REGRESSION_DICT.
+
+    `header` (comment lines, each starting with `#`) goes first.
+    """
+    write_text_atomic(path, header + "REGRESSION_DICT = " + json.dumps(weights, indent=4) + "\n")

@@ -15,6 +15,8 @@ BOM = "\ufeff"
 
 def read_text(path: Path) -> str:
     """The whole file as text; a missing, unreadable, empty, binary or non-UTF-8 file is a SourceError."""
+    if path.is_dir():
+        raise SourceError(path, None, None, "is a folder, expected a file")
     if not path.is_file():
         raise SourceError(path, None, None, "file not found")
     try:

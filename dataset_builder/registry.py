@@ -25,9 +25,10 @@ def build(
 ) -> Path:
     """Build dataset `name` into `out` (default `build/<name>`) and return the folder.
 
-    An existing `out` is replaced only if it is empty or an earlier build of `name`, unless `overwrite`; the
-    current directory, the home folder and their parents are never replaced. The released files must hold
-    the published counts, unless `allow_count_mismatch` (the card then lists the differences).
+    An existing `out` is replaced only if it is empty or an earlier build of `name` (of any dataset with
+    `overwrite`) holding nothing but the files its marker lists; never the current directory, the home folder
+    or their parents. The released files must hold the published counts, unless `allow_count_mismatch` (the
+    card then lists the differences).
     """
     if name not in BUILDERS:
         raise KeyError(f"unknown dataset {name!r}; choose one of {', '.join(sorted(BUILDERS))}")

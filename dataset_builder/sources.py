@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
-import tempfile
 import urllib.error
 import urllib.request
 import zipfile
@@ -13,9 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import SourceUnavailableError
+from .owned import listed_files, remove_listed, safe_names, write_listing
+from .staging import remove_dead_staging, staging_folder
 
 SOURCE_ENV = "LONGFORM_EVAL_SOURCE"
 CACHE_ENV = "LONGFORM_EVAL_CACHE"
+DOWNLOAD_MARKER = ".longform-eval-download.json"
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def resolve_source(name: str, source: str | Path | None, upstream: Upstream) -> 
     if source is not None:
         path = Path(source)
         if not path.is_dir():
-            raise FileNotFoundError(f"--source {path}: no such folder")
+            raise FileNotFoundError(f"--source {source}: no such folder")  # as given: a Path folds a URL's `//`
         return path
     for candidate in local_candidates(name):
         if candidate.is_dir():
@@ -72,10 +73,16 @@ def cache_dir() -> Path:
 
 
 def download_upstream(name: str, upstream: Upstream) -> Path:
-    """Download and unpack the pinned upstream archive once; later calls reuse it."""
+    """Download and unpack the pinned upstream archive once; later calls reuse it.
+
+    The archive is unpacked into a staging folder beside the cached copy (its marker lists the archive's files),
+    then renamed into place; staging folders of killed downloads are removed by the next download (see `staging`).
+    """
     target = cache_dir() / f"{name}-{upstream.commit[:12]}"
     if target.is_dir():
         return target
+    if target.exists() or target.is_symlink():
+        raise SourceUnavailableError(f"{target}: expected the cached copy of {name} there, found something else")
     try:
         with urllib.request.urlopen(upstream.archive_url, timeout=60) as response:
             payload = response.read()
@@ -86,12 +93,24 @@ def download_upstream(name: str, upstream: Upstream) -> Path:
             f"failed ({error}). Pass the folder with --source DIR (or set {SOURCE_ENV})."
         ) from error
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{name}-"))
+    remove_dead_staging(target, DOWNLOAD_MARKER)
+    staging = staging_folder(target)
     try:
-        with zipfile.ZipFile(io.BytesIO(payload)) as archive:
-            archive.extractall(staging)
-        (top,) = list(staging.iterdir())
+        unpack(payload, staging, upstream.archive_url)
+        (top,) = [entry for entry in staging.iterdir() if entry.name != DOWNLOAD_MARKER]
         top.rename(target)
+    except (zipfile.BadZipFile, ValueError) as error:
+        raise SourceUnavailableError(f"{upstream.archive_url}: not the expected archive ({error})") from error
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_listed(staging, listed_files(staging, DOWNLOAD_MARKER) or [])
     return target
+
+
+def unpack(payload: bytes, folder: Path, url: str) -> None:
+    """Extract the zip archive `payload` into `folder`, listing its files and folders in a marker first."""
+    with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+        files = safe_names([name.removesuffix("/") for name in archive.namelist()])
+        if files is None:
+            raise ValueError("it holds a path outside its folder")
+        write_listing(folder, DOWNLOAD_MARKER, {"archive": url}, files)
+        archive.extractall(folder)

@@ -1,10 +1,18 @@
-"""The `longform-eval` command line."""
+"""The `longform-eval` command line.
+
+An error the user caused (a bad option, file or record, a full disk) is one line on stderr and exit status 2;
+`longform-eval --debug COMMAND ...` also prints its traceback. Any other exception is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from importlib.metadata import entry_points
+from typing import NoReturn
+
+from pydantic import ValidationError
 
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
@@ -14,26 +22,45 @@ from longform_eval.metric import cli as metric_cli
 from . import cli_run
 from .backends import MissingExtraError
 from .runner import RunConfigMismatch
-from .runner.lock import RunFolderLocked
+from .runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
+from .url_secrets import mask_url_secrets
+from .user_errors import os_error_line, validation_problem
 
 COMMANDS_GROUP = "longform_eval.commands"
 EXPECTED_ERRORS = (
     SourceError,
     SourceUnavailableError,
     HubUnavailableError,
-    FileNotFoundError,
+    OSError,  # FileNotFoundError, ConnectionError, a full disk, ...
     ImportError,
-    ValueError,
+    ValueError,  # pydantic's ValidationError too
     MissingExtraError,
     RunConfigMismatch,
     RunFolderLocked,
-    ConnectionError,
+    UnsafeLockFile,
 )
 
 
+class CommandLineError(ValueError):
+    """A command line argparse refuses (an unknown option, a value of the wrong type or range)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a refused command line is one line (no usage block) and reaches `main` as an exception."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandLineError(f"{self.prog}: error: {message}")
+
+
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="longform-eval", description=__doc__)
-    subparsers = root.add_subparsers(dest="command", required=True)
+    root = OneLineParser(prog="longform-eval", description=__doc__.splitlines()[0])
+    root.add_argument(
+        "--debug",
+        action="store_true",
+        help="also print the traceback of an error; unlike the error line, it is printed unmasked (URL secrets in it "
+        "are shown)",
+    )
+    subparsers = root.add_subparsers(dest="command", required=True)  # subcommands are OneLineParsers too
     dataset_cli.add_commands(subparsers)
     metric_cli.add_commands(subparsers)
     cli_run.add_commands(subparsers)
@@ -47,13 +74,29 @@ def add_plugin_commands(subparsers: argparse._SubParsersAction) -> None:
         entry.load()(subparsers)
 
 
+def error_line(error: BaseException) -> str:
+    if isinstance(error, ValidationError):
+        return f"{error.title}: {validation_problem(error)}"
+    if isinstance(error, OSError):
+        return os_error_line(error)
+    return " ".join(str(error).split("\n"))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except CommandLineError as error:
+        print(mask_url_secrets(str(error)), file=sys.stderr)
+        return 2
     try:
         return args.handler(args)
     except EXPECTED_ERRORS as error:
-        print(f"longform-eval {args.command}: error: {error}", file=sys.stderr)
+        if args.debug:
+            traceback.print_exc()
+        print(f"longform-eval {args.command}: error: {mask_url_secrets(error_line(error))}", file=sys.stderr)
         return 2
+    finally:
+        unlock_all_run_folders()  # the folders this command wrote are free again, and no `.lock` file stays
 
 
 if __name__ == "__main__":

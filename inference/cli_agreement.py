@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.dataset_builder.cli_types import out_folder, positive_int, source_folder
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 
 from .benchmarks.base import sampling_config
@@ -25,9 +26,11 @@ from .judge_agreement import (
     released_verdicts,
 )
 from .report_tables import fmt, markdown_table
+from .runner.folder import check_writable_folder
 from .runner.lock import lock_run_folder
 
 DEFAULT_OUT = Path("runs/judge-agreement")
+AGREEMENT_FILES = ("judgements.jsonl", "agreement.json")  # an earlier judge-agreement folder holds one of them
 
 
 def add_agreement_command(subparsers: argparse._SubParsersAction) -> None:
@@ -40,14 +43,20 @@ def add_agreement_command(subparsers: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--mode", choices=["pairwise", "single"], default="pairwise", help="judge mode (default pairwise)"
     )
-    command.add_argument("--limit", type=int, help="the first N items (default all 999)")
-    command.add_argument("--judge-max-new-tokens", type=int, help="override the judge's max tokens")
-    command.add_argument("--judge-attempts", type=int, help="attempts per call until it parses")
+    command.add_argument("--limit", type=positive_int, help="the first N items (default all 999)")
+    command.add_argument("--judge-max-new-tokens", type=positive_int, help="override the judge's max tokens")
+    command.add_argument("--judge-attempts", type=positive_int, help="attempts per call until it parses")
     command.add_argument(
         "--constrained-judge", choices=["on", "off"], help="JSON-schema judging (default: on for local:, off otherwise)"
     )
-    command.add_argument("--source", help="folder of the PandaLM test set (default: the local copy, else upstream)")
-    command.add_argument("--out", type=Path, help=f"folder for the records and results (default {DEFAULT_OUT}/<judge>)")
+    command.add_argument(
+        "--source",
+        type=source_folder,
+        help="folder of the PandaLM test set (default: the local copy, else upstream)",
+    )
+    command.add_argument(
+        "--out", type=out_folder, help=f"folder for the records and results (default {DEFAULT_OUT}/<judge>)"
+    )
     command.set_defaults(handler=command_agreement)
 
 
@@ -61,11 +70,10 @@ def command_agreement(args: argparse.Namespace) -> int:
     judge = judge_spec(args, None)
     if judge is None:
         raise ValueError("pass --judge BACKEND:MODEL, the judge to calibrate")
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit {args.limit}: give a positive number of items")
     folder = pandalm_folder(args.source)
     items = read_items(folder)[: args.limit]
     out = args.out or DEFAULT_OUT / re.sub(r"[^A-Za-z0-9_.-]+", "-", judge.name).strip("-")
+    check_writable_folder(out, "a judge-agreement folder", AGREEMENT_FILES)  # never over someone else's files
     lock_run_folder(out)  # one writer of judgements.jsonl at a time
     settings, attempts = judge_settings(args)
     runner = AgreementJudge(out, judge, settings, attempts, constrained_judge(args, judge))

@@ -6,12 +6,22 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pydantic import ValidationError
+
+from longform_eval.dataset_builder.cli_types import (
+    dataset_folder_or_repo,
+    finite_float,
+    positive_int,
+    source_folder,
+    temperature,
+)
 
 from .backends import check_options
 from .benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark
 from .config import GenerationConfig, ModelSpec, parse_model_args
 from .runner import RunConfig
+from .runner.judge_samples import samples_problem
+from .yaml_files import options_file
 
 DEFAULT_MODEL = "local:default"
 DEFAULT_BENCHMARKS = ("hellobench:all", "longgenbench:short")
@@ -35,11 +45,19 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         help="pairwise benchmarks: the answers to compare with, 'reference' (the dataset's reference answers) or a "
         "run folder of another model (the same as --benchmark-arg baseline=...)",
     )
-    parser.add_argument("--dataset", help="dataset folder or Hub repo id (default: built from the source files)")
+    parser.add_argument(
+        "--dataset",
+        type=dataset_folder_or_repo,
+        help="dataset folder or Hub repo id (default: built from the source files)",
+    )
     parser.add_argument("--dataset-revision", help="Hub revision (branch, tag or commit) of --dataset")
-    parser.add_argument("--source", help="source folder for the default dataset build (as in `longform-eval build`)")
-    parser.add_argument("--limit", type=int, help="first N samples")
-    parser.add_argument("--per-group", type=int, help="first N samples per group (task, scenario, ...)")
+    parser.add_argument(
+        "--source",
+        type=source_folder,
+        help="source folder for the default dataset build (as in `longform-eval build`)",
+    )
+    parser.add_argument("--limit", type=positive_int, help="first N samples")
+    parser.add_argument("--per-group", type=positive_int, help="first N samples per group (task, scenario, ...)")
     parser.add_argument(
         "--subcategory",
         action="append",
@@ -54,6 +72,41 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_power_arguments(parser: argparse.ArgumentParser) -> None:
+    """With --dry-run: how many prompts a difference needs, from the variance of scored reference runs."""
+    parser.add_argument(
+        "--power-reference",
+        action="append",
+        type=scored_run_folder,
+        metavar="RUN",
+        help="with --dry-run and --detect: a scored run of the planned benchmark config whose variance the plan "
+        "rests on; give two for their paired SE (one alone is conservative: no pairing gain)",
+    )
+    parser.add_argument(
+        "--detect",
+        type=positive_number,
+        metavar="D",
+        help="with --dry-run: the difference to detect at 80%% power, alpha 0.05, in the figure's own units",
+    )
+    parser.add_argument(
+        "--power-figure", metavar="NAME", help="the figure the plan is for (default: the benchmark's headline)"
+    )
+
+
+def positive_number(text: str) -> float:
+    value = finite_float()(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def scored_run_folder(text: str) -> Path:
+    """A run folder that holds scores.json."""
+    if not (Path(text) / "scores.json").is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no scores.json there; give a scored run folder")
+    return Path(text)
+
+
 def add_backend_arguments(parser: argparse.ArgumentParser, role: str, what: str) -> None:
     """`--ROLE BACKEND:MODEL`, `--ROLE-arg KEY=VALUE` (repeatable), `--ROLE-config FILE`."""
     parser.add_argument(f"--{role}", help=f"BACKEND:MODEL {what}")
@@ -64,14 +117,21 @@ def add_backend_arguments(parser: argparse.ArgumentParser, role: str, what: str)
 def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = False) -> None:
     if not judge_only:
         add_backend_arguments(parser, "model", f"to evaluate (default {DEFAULT_MODEL})")
-        parser.add_argument("--max-new-tokens", type=int, help="override the paper's generation length")
-        parser.add_argument("--temperature", type=float, help="override the generation temperature")
+        parser.add_argument("--max-new-tokens", type=positive_int, help="override the paper's generation length")
+        parser.add_argument("--temperature", type=temperature, help="override the generation temperature")
         parser.add_argument(
             "--chat-template", choices=["on", "off"], help="override chat-template use (a deviation from the paper)"
         )
     add_backend_arguments(parser, "judge", f"of the judge (default {DEFAULT_MODEL} for the demo)")
-    parser.add_argument("--judge-max-new-tokens", type=int, help="override the judge's max tokens")
-    parser.add_argument("--judge-attempts", type=int, help="attempts per judge call until it parses")
+    parser.add_argument("--judge-max-new-tokens", type=positive_int, help="override the judge's max tokens")
+    parser.add_argument("--judge-attempts", type=positive_int, help="attempts per judge call until it parses")
+    parser.add_argument(
+        "--judge-samples",
+        type=positive_int,
+        help="judge every call K times with seeds seed, seed+1, ... (default 1); the row score is the mean of its "
+        "scored samples, and scores.json says how much of each figure's variance is the judge's",
+    )
+    parser.add_argument("--judge-temperature", type=temperature, help="override the judge's sampling temperature")
     parser.add_argument(
         "--parser",
         help="judge output parser (default: the paper's, e.g. upstream; variants per benchmark: lenient, strict, ...)",
@@ -85,25 +145,29 @@ def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = Fals
     parser.add_argument("--no-strip-think", action="store_true", help="keep <think>...</think> when judging")
 
 
-def options_from(pairs: list[str] | None, file: Path | None) -> dict[str, Any]:
-    options = yaml.safe_load(file.read_text()) if file else {}
-    options.update(parse_model_args(pairs))
+def options_from(pairs: list[str] | None, file: Path | None, role: str = "model") -> dict[str, Any]:
+    """`--ROLE-config FILE` (a YAML mapping of options), then `--ROLE-arg KEY=VALUE` over it."""
+    options = options_file(file, f"--{role}-config") if file else {}
+    options.update(parse_model_args(pairs, f"--{role}-arg"))
     return options
+
+
+def backend_spec(name: str, pairs: list[str] | None, file: Path | None, role: str = "model") -> ModelSpec:
+    """`BACKEND:MODEL` with its options, each checked (name, type, range) and blamed on the file or flag giving it."""
+    if file:
+        check_options(ModelSpec.parse(name, options_file(file, f"--{role}-config")), f"--{role}-config {file}:")
+    spec = ModelSpec.parse(name, options_from(pairs, file, role))
+    check_options(spec, f"--{role}-arg")
+    return spec
 
 
 def judge_spec(args: argparse.Namespace, default: str | None) -> ModelSpec | None:
     name = args.judge or default
-    if not name:
-        return None
-    spec = ModelSpec.parse(name, options_from(args.judge_arg, args.judge_config))
-    check_options(spec, "--judge-arg")
-    return spec
+    return backend_spec(name, args.judge_arg, args.judge_config, "judge") if name else None
 
 
 def model_spec(args: argparse.Namespace) -> ModelSpec:
-    spec = ModelSpec.parse(args.model or DEFAULT_MODEL, options_from(args.model_arg, args.model_config))
-    check_options(spec, "--model-arg")
-    return spec
+    return backend_spec(args.model or DEFAULT_MODEL, args.model_arg, args.model_config)
 
 
 def checked_parser(benchmark: Benchmark, name: str | None) -> str:
@@ -136,7 +200,17 @@ def generation_settings(args: argparse.Namespace, paper: GenerationConfig, demo:
 
 def judge_settings(args: argparse.Namespace, paper: GenerationConfig, demo: bool) -> GenerationConfig:
     tokens = args.judge_max_new_tokens or capped(paper.max_new_tokens, "judge_max_new_tokens", demo)
-    return paper.model_copy(update={"max_new_tokens": tokens}) if tokens else paper
+    overrides = {"max_new_tokens": tokens, "temperature": args.judge_temperature}
+    return paper.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+
+
+def judge_samples(args: argparse.Namespace, settings: GenerationConfig) -> int:
+    """`--judge-samples K` (default 1), refused when the judge is greedy and K samples would all be the same."""
+    samples = args.judge_samples or 1
+    problem = samples_problem(samples, settings)
+    if problem:
+        raise ValueError(problem)
+    return samples
 
 
 def benchmark_from(args: argparse.Namespace, benchmark_name: str) -> Benchmark:
@@ -144,10 +218,24 @@ def benchmark_from(args: argparse.Namespace, benchmark_name: str) -> Benchmark:
     name, _, config_name = benchmark_name.partition(":")
     options = parse_model_args(args.benchmark_arg, "--benchmark-arg")
     options = with_baseline(name, options, getattr(args, "baseline", None))
-    benchmark = create_benchmark(name, config_name or None, options)
+    try:
+        benchmark = create_benchmark(name, config_name or None, options)
+    except ValidationError as error:
+        raise ValueError(benchmark_arg_problem(name, options, error)) from None
     if getattr(args, "command", None) == "run" and lacks_baseline(benchmark):
         raise ValueError(f"{name} judges the model against a baseline: pass --baseline (e.g. a run folder)")
     return benchmark
+
+
+def benchmark_arg_problem(name: str, options: dict[str, Any], error: ValidationError) -> str:
+    """`--benchmark-arg per_scenario='abc': longgenbench: Input should be a valid integer ...` (the first problem)."""
+    problem = error.errors(include_url=False)[0]
+    key = str(problem["loc"][0]) if problem["loc"] else "?"
+    flag = f"--baseline {options[key]}" if key == "baseline" else f"--benchmark-arg {key}={options.get(key)!r}"
+    if problem["type"] == "extra_forbidden":
+        fields = ", ".join(benchmark_class(name).Args.model_fields) or "none"
+        return f"--benchmark-arg {key}: not an option of {name}; its options: {fields}"
+    return f"{flag}: {name}: {problem['msg'].removeprefix('Value error, ')}"
 
 
 def lacks_baseline(benchmark: Benchmark) -> bool:
@@ -196,7 +284,8 @@ def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> R
         model=model_spec(args),
         generation=generation_settings(args, paper.generation, demo),
         judge=(judge := judge_spec(args, DEFAULT_MODEL if demo else None)),
-        judge_generation=judge_settings(args, paper.judge, demo),
+        judge_generation=(judging := judge_settings(args, paper.judge, demo)),
+        judge_samples=judge_samples(args, judging),
         judge_attempts=args.judge_attempts or (1 if demo else paper.judge_attempts),
         constrained_judge=constrained_judge(args, judge),
         parser=checked_parser(benchmark, args.parser),

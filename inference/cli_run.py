@@ -13,43 +13,53 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from longform_eval.dataset_builder.cli_types import out_folder
+
 from .backends import create_backend
 from .benchmarks import create_benchmark
 from .cli_args import (
     DEFAULT_BENCHMARKS,
     DEFAULT_OUT,
     add_model_arguments,
+    add_power_arguments,
     add_selection_arguments,
     build_config,
     checked_parser,
     constrained_judge,
+    judge_samples,
     judge_spec,
     options_from,
 )
 from .config import ModelSpec
 from .parallel import is_main_process
+from .power_plan import PowerReference, power_lines, power_reference
 from .report import print_leaderboard, save_invocation, summary_lines, write_report
+from .report_comparisons import comparisons_path, print_comparison_view
 from .report_lengths import print_length_view
 from .report_pairwise import print_pairwise_view
 from .runner import Run, RunConfig
+from .runner.pending import PendingCalls, pending_calls
 from .runner.run import read_config
+from .url_secrets import mask_url_secrets
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     run = subparsers.add_parser("run", help="generate -> judge -> score -> report (resumable)")
     add_selection_arguments(run)
     add_model_arguments(run)
-    run.add_argument("--out", type=Path, help=f"run folder (default {DEFAULT_OUT}/<benchmark>)")
+    run.add_argument("--out", type=out_folder, help=f"run folder (default {DEFAULT_OUT}/<benchmark>)")
     run.add_argument("--force", action="store_true", help="continue a run even if its configuration changed")
     run.add_argument("--dry-run", action="store_true", help="print the calls it would make, and stop")
+    add_power_arguments(run)
     run.set_defaults(handler=lambda a: command_run(a, stages=("generate", "judge", "score", "report")))
 
     generate = subparsers.add_parser("generate", help="only generate (resumable)")
     add_selection_arguments(generate)
     add_model_arguments(generate)
-    generate.add_argument("--out", type=Path, required=True)
+    generate.add_argument("--out", type=out_folder, required=True)
     generate.add_argument("--force", action="store_true")
     generate.add_argument("--dry-run", action="store_true")
+    add_power_arguments(generate)
     generate.set_defaults(handler=lambda a: command_run(a, stages=("generate",)))
 
     judge = subparsers.add_parser("judge", help="judge the generations of a run folder (resumable)")
@@ -77,6 +87,7 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
     demo = not args.model and not args.benchmark
     benchmarks = args.benchmark or list(DEFAULT_BENCHMARKS)
     configs = [(name, build_config(args, name, demo)) for name in benchmarks]  # every option checked first
+    power = power_reference(args, [config for _, config in configs])
     backends = SharedBackends()
     done: list[tuple[Run, StageClock]] = []
     for benchmark_name, config in configs:
@@ -84,7 +95,7 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
         out = args.out if single else (args.out or DEFAULT_OUT) / benchmark_name.replace(":", "-")
         run = Run(out, config, force=args.force)
         if args.dry_run:
-            print_dry_run(run)
+            print_dry_run(run, power)
             continue
         clock = run_stages(run, stages, backends)
         if clock is not None:
@@ -189,11 +200,11 @@ def report_failures(runs: list[Run]) -> int:
             file=sys.stderr,
         )
         for reason, count in run.failed.most_common(5):
-            print(f"  {count} x {reason}", file=sys.stderr)
+            print(f"  {count} x {mask_url_secrets(reason)}", file=sys.stderr)
     return 1
 
 
-def print_dry_run(run: Run) -> None:
+def print_dry_run(run: Run, power: PowerReference | None = None) -> None:
     pending = run.pending_generations()
     prompt_chars = sum(len(r.prompt or "".join(m["content"] for m in r.messages)) for r in pending)
     print(
@@ -208,6 +219,8 @@ def print_dry_run(run: Run) -> None:
         f"{run.config.judge_attempts} attempts each, max {run.config.judge_generation.max_new_tokens} "
         "new tokens"
     )
+    for line in power_lines(power, run.config, len(run.rows)):
+        print(line)
 
 
 def command_judge(args: argparse.Namespace) -> int:
@@ -226,9 +239,13 @@ def judge_changes(args: argparse.Namespace) -> dict[str, Any]:
         changes["judge"] = judge.model_dump(mode="json")
     if judge or args.constrained_judge:
         changes["constrained_judge"] = constrained_judge(args, judge or stored.judge)
-    if args.judge_max_new_tokens:
-        update = {"max_new_tokens": args.judge_max_new_tokens}
-        changes["judge_generation"] = stored.judge_generation.model_copy(update=update).model_dump(mode="json")
+    update = {"max_new_tokens": args.judge_max_new_tokens, "temperature": args.judge_temperature}
+    settings = stored.judge_generation.model_copy(update={k: v for k, v in update.items() if v is not None})
+    if settings != stored.judge_generation:
+        changes["judge_generation"] = settings.model_dump(mode="json")
+    if args.judge_samples or settings != stored.judge_generation:
+        args.judge_samples = args.judge_samples or stored.judge_samples
+        changes["judge_samples"] = judge_samples(args, settings)
     if args.judge_attempts:
         changes["judge_attempts"] = args.judge_attempts
     if args.parser:
@@ -243,16 +260,27 @@ def command_score(args: argparse.Namespace) -> int:
     run = Run.open(args.folder)
     run.score()
     print_leaderboard([run.folder])
-    return 0
+    return report_pending([pending_calls(run)])
 
 
 def command_report(args: argparse.Namespace) -> int:
+    if len(args.folders) > 1:
+        comparisons_path(args.folders)  # refuses a comparisons.json it did not write before anything is written
     for folder in args.folders:
         print(write_report(folder))
     print_length_view(args.folders)
     print_pairwise_view(args.folders)
     print_leaderboard(args.folders)
-    return 0
+    print_comparison_view(args.folders)
+    return report_pending([pending_calls(Run.open(folder, read_only=True)) for folder in args.folders])
+
+
+def report_pending(folders: list[PendingCalls]) -> int:
+    """Scores that leave calls out are not final: say so for each folder, and exit 1 (as `run` does)."""
+    for pending in folders:
+        for line in pending.lines():
+            print(line, file=sys.stderr)
+    return 1 if any(pending.count for pending in folders) else 0
 
 
 __all__ = ["add_commands", "options_from"]

@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli_args import options_from
-from .config import ModelSpec
+from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, out_folder, port, source_folder
+
+from .cli_args import backend_spec
 
 
 def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -16,7 +17,7 @@ def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--model-arg", action="append", help="backend option KEY=VALUE (repeatable)")
     serve.add_argument("--model-config", type=Path, help="YAML file of backend options")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=port, default=8000)
     serve.set_defaults(handler=command_serve)
 
     imported = subparsers.add_parser("import-generations", help="import released responses into a run folder")
@@ -26,20 +27,29 @@ def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
         help="a folder of <task>_results.jsonl[.gz] (HelloBench's release layout, e.g. "
         "../shared/data/hellobench/generations/main_exp/gpt4o_0806) or a JSON Lines file of {id, response}",
     )
-    imported.add_argument("--out", type=Path, required=True)
+    imported.add_argument("--out", type=out_folder, required=True)
     imported.add_argument("--benchmark", default="hellobench:all", help="NAME[:CONFIG] (default hellobench:all)")
     imported.add_argument("--benchmark-arg", action="append", help="benchmark option KEY=VALUE (repeatable)")
-    imported.add_argument("--dataset", help="dataset folder or Hub repo id (default: built from the source files)")
+    imported.add_argument(
+        "--dataset",
+        type=dataset_folder_or_repo,
+        help="dataset folder or Hub repo id (default: built from the source files)",
+    )
     imported.add_argument("--dataset-revision")
-    imported.add_argument("--source")
+    imported.add_argument("--source", type=source_folder, help="source folder for the default dataset build")
     imported.add_argument("--name", help="model name to record (default: the folder or file name)")
+    imported.add_argument(
+        "--skip-unknown",
+        action="store_true",
+        help="import the responses whose ids the benchmark has, skip the others (default: an error, nothing written)",
+    )
     imported.set_defaults(handler=command_import)
 
 
 def command_serve(args: argparse.Namespace) -> int:
     from .serve import ModelServer
 
-    spec = ModelSpec.parse(args.model, options_from(args.model_arg, args.model_config))
+    spec = backend_spec(args.model, args.model_arg, args.model_config)
     ModelServer(spec, args.host, args.port).serve_forever()
     return 0
 
@@ -47,6 +57,5 @@ def command_serve(args: argparse.Namespace) -> int:
 def command_import(args: argparse.Namespace) -> int:
     from .importers import import_generations
 
-    run, count = import_generations(args)
-    print(f"imported {count} responses into {run.folder}", file=sys.stderr)
+    print(import_generations(args).line(), file=sys.stderr)
     return 0

@@ -3,24 +3,51 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .url_secrets import mask_url_secrets, url_secret_parts
 
 SECRET_OPTION = re.compile(r"(^|_)(api_?key|token|secret|password|passwd|auth|authorization|credentials?)$", re.I)
+SAFE_URL = "put the URL in an environment variable and name it (openai backend: base_url_env=NAME)"
 
 
 def refuse_secrets(options: dict[str, Any]) -> None:
     """Options are written to config.yaml, so a secret among them is refused before anything is written."""
     for key, value in options.items():
-        if SECRET_OPTION.search(key):
+        shown = mask_url_secrets(str(key))
+        if SECRET_OPTION.search(str(key)):
             raise ValueError(
-                f"option {key!r} looks like a secret; secrets are read only from the environment "
+                f"option {shown!r} looks like a secret; secrets are read only from the environment "
                 "(e.g. OPENAI_API_KEY, or api_key_env=NAME of the variable) and never written to a run folder"
             )
-        if isinstance(value, str) and "://" in value and urlsplit(value).password:
-            raise ValueError(f"option {key!r}: the URL carries a password; put credentials in the environment")
+        refuse_secret_urls(f"option {shown!r}", {key: value})
+
+
+def refuse_secret_urls(what: str, value: Any) -> None:
+    """A URL with userinfo, a query or a fragment may hold a credential: refused, and shown masked."""
+    for text in strings_in(value):
+        parts = url_secret_parts(text)
+        if parts:
+            raise ValueError(
+                f"{what}: {mask_url_secrets(text)!r} carries {' and '.join(parts)}, which may hold a secret and "
+                f"would be written to the run folder; {SAFE_URL}"
+            )
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in an option value, nested YAML mappings and lists included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings_in(key)
+            yield from strings_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from strings_in(item)
 
 
 class GenerationConfig(BaseModel):
@@ -46,18 +73,23 @@ class ModelSpec(BaseModel):
     model: str
     options: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("options")
+    @model_validator(mode="before")
     @classmethod
-    def no_secrets(cls, options: dict[str, Any]) -> dict[str, Any]:
-        refuse_secrets(options)
-        return options
+    def no_secrets(cls, data: Any) -> Any:
+        """Checked on the whole mapping: a failed field would echo its value in the error."""
+        if isinstance(data, dict):
+            refuse_secret_urls("model", data.get("model"))
+            if isinstance(data.get("options"), dict):
+                refuse_secrets(data["options"])
+        return data
 
     @classmethod
     def parse(cls, name: str, options: dict[str, Any] | None = None) -> ModelSpec:
         backend, sep, model = name.partition(":")
         if not sep or not backend or not model:
             raise ValueError(f"model {name!r}: expected BACKEND:MODEL, e.g. openai:gpt-4o-mini or local:default")
-        refuse_secrets(options or {})  # before pydantic, whose errors would echo the value
+        refuse_secret_urls("model", name)  # before pydantic, whose errors would echo the value
+        refuse_secrets(options or {})
         return cls(backend=backend, model=model, options=options or {})
 
     @property
@@ -73,6 +105,11 @@ def parse_model_args(pairs: list[str] | None, flag: str = "--model-arg") -> dict
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise ValueError(f"{flag} {pair!r}: expected KEY=VALUE")
-        options[key.strip()] = yaml.safe_load(value)
+            raise ValueError(f"{flag} {mask_url_secrets(pair)!r}: expected KEY=VALUE")
+        try:
+            options[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ValueError(
+                f"{flag} {mask_url_secrets(pair)!r}: the value is not valid YAML (quote a string that looks like it)"
+            ) from None
     return options

@@ -2,7 +2,8 @@
 
 With no dataset given, the package's own builder builds the benchmark's folder once into the cache
 (`$LONGFORM_EVAL_CACHE/datasets`, default `~/.cache/longform_eval/datasets`) from the local source files, so a
-run works offline.
+run works offline. A cached folder counts once its build marker is in place; a build there replaces only an
+earlier build, and removes the staging folders that killed builds left beside it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def cache_root() -> Path:
 
 def default_dataset(builder: str, options: dict[str, Any], source: str | None) -> Path:
     """The cached build of `builder` with `options` from `source`, built now if missing (one builder at a time)."""
-    from longform_eval.dataset_builder import build
+    from longform_eval.dataset_builder import OutputFolderError, build
+    from longform_eval.dataset_builder.folder import read_marker
 
     from .runner.config import package_version
 
@@ -35,8 +37,11 @@ def default_dataset(builder: str, options: dict[str, Any], source: str | None) -
     folder.parent.mkdir(parents=True, exist_ok=True)
     with (folder.parent / f".{folder.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "README.md").is_file():
-            build(builder, source=source, out=folder, **options)
+        if (read_marker(folder) or {}).get("dataset") != builder:  # the marker makes a build complete
+            try:
+                build(builder, source=source, out=folder, **options)
+            except OutputFolderError as error:
+                raise OutputFolderError(f"the dataset cache ($LONGFORM_EVAL_CACHE): {error}") from error
     return folder
 
 
@@ -50,6 +55,8 @@ def load_config_rows(dataset: str, config: str, revision: str | None = None) -> 
     """The rows of one config (split `test`, or the only split there is)."""
     import datasets
 
+    if "://" in dataset:  # a Path would fold its `//`, and the URL's secrets would no longer be masked in messages
+        raise ValueError(f"dataset {dataset}: a URL; give a dataset folder or a Hub repo id")
     if Path(dataset).exists() and not (Path(dataset) / "README.md").is_file():
         raise FileNotFoundError(f"{dataset}: not a dataset folder (no README.md with a `configs:` block)")
     names = config_names(dataset, revision)

@@ -29,7 +29,7 @@ class ThroughputColumn(ProgressColumn):
 def stage_progress(description: str, total: int):
     """Yields a function to call once per finished item."""
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # a model name is text, not markup
         BarColumn(),
         MofNCompleteColumn(),
         ThroughputColumn(),

@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
 
 from .benchmarks import Benchmark, create_benchmark
 from .report_context import RunContext, context_lines
-from .report_tables import fmt, markdown_table
+from .report_tables import fmt, fmt_interval, markdown_table
+from .report_uncertainty import interval_sentences, judge_temperature, variance_lines
 
 TIMINGS_FILE = "timings.json"
 STAGES = ("generate", "judge", "score", "report")
@@ -28,7 +30,13 @@ def load_scores(folder: Path) -> dict[str, Any]:
     path = Path(folder) / "scores.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: missing; run `longform-eval score {folder}` first")
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        scores = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not valid JSON ({error}); run `longform-eval score {folder}` again") from error
+    if not isinstance(scores, dict) or not all(isinstance(scores.get(key), str) for key in ("benchmark", "model")):
+        raise ValueError(f"{path}: not a scores file (a JSON object with benchmark, model, ...); run `score` again")
+    return scores
 
 
 def benchmark_of(scores: dict[str, Any]) -> Benchmark:
@@ -50,6 +58,7 @@ def write_report(folder: str | Path) -> Path:
         f"Judge: `{scores.get('judge')}`.",
         "",
         f"Headline: **{headline}** (scale {scale_of(benchmark)}; {details}).",
+        *[line for sentence in interval_sentences(scores) for line in ("", sentence)],
     ]
     lines += [
         "",
@@ -75,6 +84,8 @@ def write_report(folder: str | Path) -> Path:
         lines += [f"Verdicts saved by the lenient parser: {rescues}.", ""]
     section = benchmark.report_section(scores, folder)
     lines += [*section.lines, "", *[f"![{p.stem}]({p.name})" for p in section.plots]]
+    if any((scores.get("intervals") or {}).values()):
+        lines += ["", *variance_lines(scores, benchmark, judge_temperature(folder))]
     context = benchmark.context(scores, folder)
     if context is not None:
         lines += ["", *context_lines(context, scores.get("judge"))]
@@ -84,6 +95,10 @@ def write_report(folder: str | Path) -> Path:
 
 # ----- the leaderboard ------------------------------------------------------------------------------------------
 COLUMNS = ("run", "benchmark", "model", "judge", "prompts", "score", "scale", "details", "unscored", "complete")
+INTERVAL_NOTE = (
+    "score: the figure [its 95% interval] (each run's report.md says how it was computed). Whether two runs differ "
+    "is told by their paired comparison on shared prompts (comparisons.json), not by their order here."
+)
 
 
 def leaderboard(folders: list[Path]) -> Table:
@@ -91,7 +106,7 @@ def leaderboard(folders: list[Path]) -> Table:
     (each shown once), marked with their own judge and prompts."""
     table = Table(title="leaderboard")
     for column in COLUMNS:
-        table.add_column(column)
+        table.add_column(column, no_wrap=column == "score")  # a figure and its interval on one line
     shown: set[tuple[str, ...]] = set()
     notes: list[str] = []
     for folder in folders:
@@ -103,19 +118,21 @@ def leaderboard(folders: list[Path]) -> Table:
             if cells not in shown:
                 shown.add(cells)
                 table.add_row(*cells)
-        notes += [note for note in context.notes if note not in notes]
+        notes += [escape(note) for note in context.notes if escape(note) not in notes]
     if shown:
         notes.insert(0, "Rows marked `published` were scored by this package from another judge's released verdicts.")
-    table.caption = "\n".join(notes) or None
+    notes.append(escape(INTERVAL_NOTE))
+    table.caption = "\n".join(notes)
     return table
 
 
 def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tuple[str, ...]:
+    """A run's row; every cell escaped, as a model or folder name may hold rich markup such as `[bold]`."""
     headline, details = benchmark.headline(scores)
-    return (
+    cells = (
         str(folder),
         f"{scores['benchmark']}:{scores.get('config')}",
-        scores["model"],
+        str(scores["model"]),
         str(scores.get("judge")),
         f"{scores['n_samples']} (this run)",
         headline,
@@ -124,15 +141,17 @@ def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tup
         str(scores.get("n_unscored", 0)),
         "yes" if scores.get("complete", True) else "no",
     )
+    return tuple(escape(cell) for cell in cells)
 
 
 def context_cells(scores: dict[str, Any], context: RunContext) -> list[tuple[str, ...]]:
     benchmark = f"{scores['benchmark']}:{scores.get('config')}"
-    return [
+    rows = [
         ("published", benchmark, r.model, f"{r.judge}: another judge", r.prompts)
-        + (fmt(r.score), r.scale or "scale not stated", r.details, "-", "-")
+        + (fmt_interval(r.score, r.interval), r.scale or "scale not stated", r.details, "-", "-")
         for r in context.rows
     ]
+    return [tuple(escape(cell) for cell in cells) for cells in rows]
 
 
 def print_leaderboard(folders: list[Path]) -> None:

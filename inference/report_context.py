@@ -17,8 +17,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from longform_eval.dataset_builder.hellobench import NAME as HELLOBENCH
 from longform_eval.dataset_builder.hellobench import TASKS, read_rows, task_file
 from longform_eval.dataset_builder.sources import local_candidates
@@ -26,10 +24,13 @@ from longform_eval.metric.helloeval.parser import parse_checklist_verdict
 from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, score_rows
 from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
 
-from .report_tables import fmt, markdown_table
+from .report_tables import NO_INTERVALS, Bounds, fmt, fmt_interval, markdown_table
+from .runner.uncertainty import figure_intervals
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
+
+    from .benchmarks import Benchmark
 
 RELEASED_JUDGE = "GPT-4o (released verdicts)"
 JUDGEMENTS = Path("judgements") / "main_exp"
@@ -60,6 +61,7 @@ class ContextRow:
     score: float | None
     scale: str | None
     details: str
+    interval: Bounds = NO_INTERVALS  # its 95% interval ({"low", "high", "se", "n"}; None: none can be computed)
 
 
 @dataclass
@@ -86,11 +88,15 @@ def context_lines(context: RunContext, run_judge: str | None) -> list[str]:
     if context.rows:
         lines += [
             f"{whose}: these rows were scored by this package from another judge's verdicts, so they are context, "
-            "not a ranking. `same` rows cover exactly this run's prompts; the others cover the whole benchmark.",
+            "not a ranking. `same` rows cover exactly this run's prompts; the others cover the whole benchmark. "
+            "Each row's 95% interval is computed as a run's own is, over the prompts that row covers.",
             "",
             *markdown_table(
-                ("model", "judge", "prompts", "score", "scale", "details"),
-                [(r.model, r.judge, r.prompts, fmt(r.score), r.scale or "-", r.details) for r in context.rows],
+                ("model", "judge", "prompts", "score [95% CI]", "scale", "details"),
+                [
+                    (r.model, r.judge, r.prompts, fmt_interval(r.score, r.interval), r.scale or "-", r.details)
+                    for r in context.rows
+                ],
             ),
             "",
         ]
@@ -100,10 +106,11 @@ def context_lines(context: RunContext, run_judge: str | None) -> list[str]:
 # ----- where the released files are ---------------------------------------------------------------------------
 def configured_source(folder: Path) -> str | None:
     """The `--source` a run folder was made with (config.yaml), if any."""
-    path = Path(folder) / "config.yaml"
-    if not path.is_file():
+    if not (Path(folder) / "config.yaml").is_file():
         return None
-    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("source")
+    from .runner.folder import read_config
+
+    return read_config(Path(folder)).get("source")
 
 
 def released_source(name: str, configured: str | None) -> Path | None:
@@ -140,13 +147,29 @@ def main_prompts(source: Path) -> dict[str, tuple[str, int]]:
 def published_scores(
     verdicts: tuple[dict[str, Any], ...], prompts: dict[str, tuple[str, int]], ids: set[str]
 ) -> dict[str, Any]:
-    """HelloEval figures of the released verdicts on the prompts `ids` (duplicates and unknown ids skipped)."""
+    """HelloEval figures of the released verdicts on the prompts `ids` (duplicates and unknown ids skipped), with
+    the per-row records a run's scores.json has (`rows`: id, subcategory, row_score), which its intervals rest on."""
+    from .benchmarks.hellobench import scored  # hellobench imports this module: not at the top
+
     judged = [
         JudgedRow(record["id"], subcategory, parse_checklist_verdict(record["checklist_wise_evaluation"], size))
         for record in first_verdict_per_known_id(verdicts, ids)
         for subcategory, size in (prompts[record["id"]],)
     ]
-    return score_rows(judged, flat_weights(), task_of_subcategory()).to_dict()
+    weights = flat_weights()
+    figures = score_rows(judged, weights, task_of_subcategory()).to_dict()
+    rows = [{"id": r.row_id, "subcategory": r.subcategory, "row_score": scored(r, weights)} for r in judged]
+    return figures | {"rows": rows}
+
+
+def published_interval(benchmark: Benchmark, scores: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """Figure `name`'s 95% interval over the rows of `scores` (`published_scores`), computed as a run's own is."""
+    units = benchmark.unit_table(scores)
+    if units is None:
+        return None
+    figure = benchmark.figures(units)[name]
+    found = figure_intervals(benchmark, units, {name: figure})[0][name]
+    return None if found is None else found.to_dict()
 
 
 def released_figures(folder: Path, run_ids: set[str] | None) -> list[Published] | str:

@@ -61,17 +61,37 @@ def save(figure, path: Path) -> Path:
     return path
 
 
-def bar_plot(path: Path, values: dict[str, float], ylabel: str, title: str, unit: str = "bars") -> Plot:
+def bar_plot(
+    path: Path,
+    values: dict[str, float],
+    ylabel: str,
+    title: str,
+    unit: str = "bars",
+    bounds: dict[str, tuple[float, float]] | None = None,
+) -> Plot:
+    """One bar per name; `bounds` (name -> (low, high), e.g. a 95% interval) draws error bars where given."""
     absent = too_few(path, 1, len(values), unit)
     if absent:
         return absent
     figure, axis = pyplot().subplots(figsize=(7, 3.5))
     axis.bar(list(values), list(values.values()), color="#4c72b0")
+    if bounds:
+        error_bars(axis, values, bounds)
     axis.axhline(0, color="black", linewidth=0.8)
     axis.set_ylabel(ylabel)
     axis.set_title(title)
     axis.tick_params(axis="x", rotation=20)
     return save(figure, path)
+
+
+def error_bars(axis, values: dict[str, float], bounds: dict[str, tuple[float, float]]) -> None:
+    """Each bar's bounds as an error bar from low to high (drawn about their middle: a percentile interval need not
+    be centred on its bar); a bar without bounds gets none."""
+    names = [name for name in values if name in bounds]
+    low, high = ([bounds[name][side] for name in names] for side in (0, 1))
+    middle = [(a + b) / 2 for a, b in zip(low, high, strict=True)]
+    half = [(b - a) / 2 for a, b in zip(low, high, strict=True)]
+    axis.errorbar(names, middle, yerr=half, fmt="none", ecolor="black", capsize=4)
 
 
 def scatter_plot(

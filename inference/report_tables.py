@@ -1,9 +1,20 @@
-"""Small formatting helpers shared by report.md sections."""
+"""Small formatting helpers shared by report.md sections, the leaderboard and the closing summary."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+
+class NoIntervals:
+    """Stands for the interval of a figure in a scores.json written before intervals: the figure prints alone."""
+
+    def __repr__(self) -> str:
+        return "NO_INTERVALS"
+
+
+NO_INTERVALS: Final = NoIntervals()
+Bounds = Mapping[str, Any] | None | NoIntervals  # scores.json's {"low", "high", "se", "n"}, None: the figure has none
 
 
 def fmt(value: Any, digits: int = 2) -> str:
@@ -12,6 +23,57 @@ def fmt(value: Any, digits: int = 2) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return str(value)
+
+
+def interval_of(scores: Mapping[str, Any], name: str) -> Bounds:
+    """Figure `name`'s interval in scores.json; None when the figure has none, NO_INTERVALS when scores.json
+    predates intervals."""
+    if "intervals" not in scores:
+        return NO_INTERVALS
+    return (scores["intervals"] or {}).get(name)
+
+
+def scaled(value: float | None, scale: float) -> float | None:
+    return None if value is None else scale * value
+
+
+def fmt_bounds(bounds: Bounds, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
+    """`[8.39, 18.48]`; `no interval` for a figure without one; `-` for a scores.json from before intervals."""
+    if isinstance(bounds, NoIntervals):
+        return "-"
+    if bounds is None:
+        return "no interval"
+    low, high = (fmt(scaled(bounds[side], scale), digits) + unit for side in ("low", "high"))
+    return f"[{low}, {high}]"
+
+
+def fmt_interval(value: float | None, bounds: Bounds, digits: int = 2, scale: float = 1.0, unit: str = "") -> str:
+    """A figure with its 95% interval: `13.68 [8.39, 18.48]`, `13.68 [no interval]`, or the figure alone when the
+    scores.json predates intervals. `scale` multiplies both (a fraction printed as a percent: 100)."""
+    figure = fmt(scaled(value, scale), digits) + (unit if value is not None else "")
+    if value is None or isinstance(bounds, NoIntervals):
+        return figure
+    return f"{figure} {'[no interval]' if bounds is None else fmt_bounds(bounds, digits, scale, unit)}"
+
+
+def fmt_figure(
+    scores: Mapping[str, Any], name: str, value: float | None, digits: int = 2, scale: float = 1.0, unit: str = ""
+) -> str:
+    """Figure `name` of scores.json (its value `value`) with its interval, as `fmt_interval` prints it."""
+    return fmt_interval(value, interval_of(scores, name), digits, scale, unit)
+
+
+def fmt_figures(scores: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """Top-level figures of scores.json with their intervals: `CR 12.00 [8.00, 16.00], STIC-1 ...` (labels: scores.json
+    key -> printed name)."""
+    return ", ".join(f"{label} {fmt_figure(scores, name, scores.get(name))}" for name, label in labels.items())
+
+
+def holds(bounds: Bounds, value: float) -> bool:
+    """Whether the figure has an interval and it holds `value` (then the figure is not told apart from it)."""
+    if isinstance(bounds, NoIntervals) or bounds is None:
+        return False
+    return bounds["low"] <= value <= bounds["high"]
 
 
 def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:

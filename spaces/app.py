@@ -17,7 +17,14 @@ import gradio as gr
 
 from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
-from longform_eval.spaces.leaderboard import ANNOTATOR_HEADERS, RATING_HEADERS, RUN_HEADERS
+from longform_eval.spaces.leaderboard import (
+    ANNOTATOR_HEADERS,
+    ANNOTATOR_TYPES,
+    RATING_HEADERS,
+    RATING_TYPES,
+    RUN_HEADERS,
+    RUN_TYPES,
+)
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.run_folders import run_folders
 from longform_eval.spaces.storage import VoteStore
@@ -126,13 +133,16 @@ def leaderboard_components() -> list[gr.components.Component]:
     return [
         gr.Markdown(elem_id="leaderboard-summary"),
         gr.Plot(label="human votes: win-rate matrix"),
-        gr.Dataframe(
-            headers=RATING_HEADERS, label="human votes: Elo (K=4, 20 shuffles), Bradley-Terry (95% bootstrap)"
-        ),
-        gr.Dataframe(headers=RATING_HEADERS, label="LLM judge on the same comparisons: Elo, Bradley-Terry"),
-        gr.Dataframe(headers=ANNOTATOR_HEADERS, label="annotators (human votes)"),
-        gr.Dataframe(headers=RUN_HEADERS, label="run folders: their LLM-judge scores"),
+        table(RATING_HEADERS, RATING_TYPES, "human votes: Elo (K=4, 20 shuffles), Bradley-Terry (95% bootstrap)"),
+        table(RATING_HEADERS, RATING_TYPES, "LLM judge on the same comparisons: Elo, Bradley-Terry"),
+        table(ANNOTATOR_HEADERS, ANNOTATOR_TYPES, "annotators (human votes)"),
+        table(RUN_HEADERS, RUN_TYPES, "run folders: their LLM-judge scores"),
     ]
+
+
+def table(headers: list[str], types: list[str], label: str) -> gr.Dataframe:
+    """A leaderboard table; its text columns are markdown, escaped by `Board.outputs` (no LaTeX rendering)."""
+    return gr.Dataframe(headers=headers, datatype=types, label=label, latex_delimiters=[])
 
 
 def arena_from_settings(

@@ -19,7 +19,7 @@ from longform_eval.metric.pairwise import Outcome, swap
 from longform_eval.spaces.board_cache import BoardCache
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, FieldError, check_id, check_text
 from longform_eval.spaces.pool import ResponsePool
-from longform_eval.spaces.safe_markdown import inert_markdown
+from longform_eval.spaces.safe_markdown import inert_markdown, inert_text
 from longform_eval.spaces.storage import AlreadyVoted, Vote, VoteStore
 
 MAX_CHECKLISTS = 7
@@ -103,8 +103,9 @@ class Arena:
             self.store.add_vote(vote_of(state, annotator, VOTES.get(label, label), verdict))
         except AlreadyVoted:
             return ALREADY_VOTED
+        model_a, model_b = inert_text(state["model_a"]), inert_text(state["model_b"])
         return (
-            f"You voted **{label}**. A was **{state['model_a']}**, B was **{state['model_b']}**. "
+            f"You voted **{inert_text(label)}**. A was **{model_a}**, B was **{model_b}**. "
             f"*New comparison* loads the next pair.\n\n{self.describe_judge(verdict)}"
         )
 
@@ -123,7 +124,7 @@ class Arena:
             return "No LLM judge is configured (start with `--judge BACKEND:MODEL`)."
 
         def name(value) -> str:
-            return value.value if isinstance(value, Outcome) else f"unscored ({value.reason})"
+            return inert_text(value.value if isinstance(value, Outcome) else f"unscored ({value.reason})")
 
         mapped_back = verdict.swapped if isinstance(verdict.swapped, Unscored) else swap(verdict.swapped)
         flip = {True: "**the verdict flipped when the answers were swapped**", False: "no flip", None: "flip unknown"}[

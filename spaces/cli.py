@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, port, source_folder
+
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     add_space_commands(subparsers)
@@ -28,14 +30,23 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     space.add_argument("--db", type=Path, default=Path("votes.sqlite"), help="SQLite file of votes")
     space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")
-    space.add_argument("--source", help="HelloBench source folder")
-    space.add_argument("--dataset", help="HelloBench dataset folder or Hub repo id (default: built from --source)")
+    space.add_argument("--source", type=source_folder, help="HelloBench source folder")
+    space.add_argument(
+        "--dataset",
+        type=dataset_folder_or_repo,
+        help="HelloBench dataset folder or Hub repo id (default: built from --source)",
+    )
     space.add_argument("--host", help="address to listen on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
-    space.add_argument("--port", type=int, help="port (default: $GRADIO_SERVER_PORT, else gradio's choice from 7860)")
+    space.add_argument("--port", type=port, help="port (default: $GRADIO_SERVER_PORT, else gradio's choice from 7860)")
     space.set_defaults(handler=run_space)
     export = subparsers.add_parser("space-export", help="export votes and annotations (CSV, JSONL)")
     export.add_argument("--db", type=Path, default=Path("votes.sqlite"))
-    export.add_argument("--out", type=Path, required=True)
+    export.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="folder to write: new, empty or an earlier export (anything else is refused)",
+    )
     export.add_argument("--push-to", help="also upload to this Hub dataset repo")
     export.set_defaults(handler=run_space_export)
 
@@ -49,8 +60,12 @@ def run_space(args: argparse.Namespace) -> int:
 
 
 def run_space_export(args: argparse.Namespace) -> int:
+    from longform_eval.spaces.export import check_export_folder
     from longform_eval.spaces.storage import VoteStore, push_votes_to_hub
 
+    if not args.db.is_file():
+        raise FileNotFoundError(f"--db {args.db}: no such file")
+    check_export_folder(args.out)  # before the store opens (and may migrate) the database
     store = VoteStore(args.db)
     for path in store.export(args.out):
         print(path)

@@ -12,6 +12,8 @@ from typing import Any
 
 from longform_eval.inference.benchmarks.base import Benchmark
 
+from .safe_markdown import inert_text
+
 
 @dataclass(frozen=True)
 class Item:
@@ -27,9 +29,10 @@ class Item:
     checklists: tuple[str, ...] = ()
 
     def heading(self) -> str:
-        """The markdown line above the question: where it comes from, and its sample id."""
+        """The markdown line above the question: where it comes from, and its sample id (each shown as it is, by
+        `inert_text`: they come from run folders and datasets)."""
         where = f"{self.group} / {self.subgroup}" if self.subgroup else self.group
-        return f"**{self.benchmark} · {where}** (`{self.sample_id}`)"
+        return f"**{inert_text(f'{self.benchmark} · {where}')}** ({inert_text(self.sample_id)})"
 
 
 def item_key(benchmark: Benchmark, sample_id: str) -> str:

@@ -29,12 +29,19 @@ from longform_eval.metric.pairwise import (
     win_rate_matrix,
 )
 
+from .safe_markdown import inert_text
 from .storage import OUTCOMES, Vote
 
 JUDGE = "llm-judge"
 RATING_HEADERS = ["model", "Elo", "BT", "BT 2.5%", "BT 97.5%", "battles"]
 ANNOTATOR_HEADERS = ["annotator", "GSB", "z", "GSB flag", "gold misses", "gold flag", "disqualified"]
 RUN_HEADERS = ["run", "benchmark", "model", "judge", "score / wAvg", "unscored"]
+# The gradio Dataframe datatype of each column: names and other text are shown as markdown escaped by `inert_text`
+# (read from run folders and the vote store, they may hold anything), figures and flags as plain text.
+TEXT, FIGURE = "markdown", "str"
+RATING_TYPES = [TEXT, *[FIGURE] * 5]
+ANNOTATOR_TYPES = [TEXT, *[FIGURE] * 6]
+RUN_TYPES = [*[TEXT] * 5, FIGURE]
 
 
 def human_battles(votes: Sequence[Vote]) -> list[Battle]:
@@ -121,8 +128,9 @@ def win_rate_figure(battles: Sequence[Battle], title: str = "human votes") -> Fi
         return figure
     models, matrix = win_rate_matrix(battles)
     image = axis.imshow(matrix, vmin=0, vmax=1, cmap="RdYlGn")
-    axis.set_xticks(range(len(models)), models, rotation=45, ha="right")
-    axis.set_yticks(range(len(models)), models)
+    # Names are drawn as they are, without mathtext: a name such as `$\alpha$` neither renders nor breaks the plot.
+    axis.set_xticks(range(len(models)), models, rotation=45, ha="right", parse_math=False)
+    axis.set_yticks(range(len(models)), models, parse_math=False)
     for i, j in itertools.product(range(len(models)), repeat=2):
         if matrix[i, j] == matrix[i, j]:  # not NaN
             axis.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8)
@@ -161,7 +169,26 @@ class Board:
     runs: list[list]
 
     def outputs(self) -> tuple:
-        return (self.summary, self.heatmap, self.human, self.judge, self.annotators, self.runs)
+        """What the tab shows: the tables' text cells escaped for their markdown columns."""
+        return (
+            self.summary,
+            self.heatmap,
+            shown(self.human, RATING_TYPES),
+            shown(self.judge, RATING_TYPES),
+            shown(self.annotators, ANNOTATOR_TYPES),
+            shown(self.runs, RUN_TYPES),
+        )
+
+
+def shown(rows: Sequence[Sequence], types: Sequence[str]) -> list[list]:
+    """`rows` as a Dataframe with column `types` shows them: each cell of a TEXT column through `inert_text`."""
+    return [[cell_shown(cell, kind) for cell, kind in zip(row, types, strict=True)] for row in rows]
+
+
+def cell_shown(cell: Any, kind: str) -> Any:
+    if kind != TEXT:
+        return cell
+    return "" if cell is None else inert_text(cell)
 
 
 def compute_board(votes: Sequence[Vote], runs: Sequence[Path] = (), bootstrap: int = 100) -> Board:

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.dataset_builder.owned import write_listing
+from longform_eval.spaces.export import EXPORT_FILES, EXPORT_MARKER, export_folder
 from longform_eval.spaces.fields import check_id
 
 SCHEMA_VERSION = 2
@@ -207,9 +209,14 @@ class VoteStore:
 
     def export(self, folder: str | Path) -> list[Path]:
         """votes.csv (text cells escaped against formula injection), votes.jsonl (raw values) and annotations.jsonl
-        (fit-weights schema)."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        (fit-weights schema), and a marker listing them.
+
+        Raises:
+            OutputFolderError: `folder` exists and is neither empty nor an earlier export holding nothing but the
+                files its marker lists (nothing is written then).
+        """
+        folder = export_folder(folder)
+        write_listing(folder, EXPORT_MARKER, {"written_by": "longform-eval space-export"}, EXPORT_FILES)
         votes = [asdict(v) for v in self.votes()]
         fields = list(Vote.__dataclass_fields__)
         table = io.StringIO(newline="")
@@ -219,7 +226,7 @@ class VoteStore:
         write_text_atomic(folder / "votes.csv", table.getvalue())
         write_text_atomic(folder / "votes.jsonl", "".join(json.dumps(v) + "\n" for v in votes))
         write_text_atomic(folder / "annotations.jsonl", "".join(json.dumps(a) + "\n" for a in self.annotations()))
-        return [folder / "votes.csv", folder / "votes.jsonl", folder / "annotations.jsonl"]
+        return [folder / name for name in EXPORT_FILES]
 
 
 def vote_row(vote: Vote) -> dict[str, Any]:
@@ -264,6 +271,7 @@ def push_votes_to_hub(store: VoteStore, repo_id: str, token: str | None = None) 
             repo_id=repo_id,
             repo_type="dataset",
             folder_path=folder,
+            ignore_patterns=[EXPORT_MARKER],
             commit_message="longform-eval space: votes and annotations",
         )
     return str(info)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 
 from ..config import ModelSpec
 from .base import Backend, Request, Result
+from .options import option_parameters, options_problem
 
 BACKENDS = {
     "hf": ("hf_backend", "HFBackend", "hf"),
@@ -44,28 +44,34 @@ def backend_class(spec: ModelSpec) -> type:
 
 def accepted_options(cls: type) -> set[str] | None:
     """Keyword options a backend's constructor takes, following `**options` passed on to a base class."""
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        if klass is object:
-            return None
-        if "__init__" not in vars(klass):
-            continue
-        parameters = list(inspect.signature(vars(klass)["__init__"]).parameters.values())[2:]
-        names.update(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
-            return names
-    return None
+    parameters = option_parameters(cls)
+    return None if parameters is None else {p.name for p in parameters}
 
 
 def check_options(spec: ModelSpec, flag: str = "--model-arg") -> None:
-    """Refuse unknown backend options before a run folder is written."""
-    accepted = accepted_options(backend_class(spec))
+    """Refuse unknown backend options, and options of the wrong type or range, before a run folder is written."""
+    cls = backend_class(spec)
+    accepted = accepted_options(cls)
     unknown = sorted(set(spec.options) - accepted) if accepted is not None else []
     if unknown:
         raise ValueError(
             f"{flag} {', '.join(unknown)}: not an option of the {spec.backend!r} backend; "
             f"it takes {', '.join(sorted(accepted))}"
         )
+    problem = options_problem(cls, spec.options)
+    if problem is not None:
+        name, what = problem
+        given = f"={spec.options[name]!r}" if name in spec.options else ""
+        raise ValueError(f"{flag} {name}{given}: {what} (option of the {spec.backend!r} backend)")
+
+
+def output_neutral_options(backend: str) -> frozenset[str]:
+    """Options that change how a backend makes its calls (connection, retries, concurrency), never what they
+    return, as the backend declares them (`OUTPUT_NEUTRAL_OPTIONS`); none for a backend this version lacks."""
+    if backend not in BACKENDS:
+        return frozenset()
+    cls = backend_class(ModelSpec(backend=backend, model="-"))
+    return frozenset(getattr(cls, "OUTPUT_NEUTRAL_OPTIONS", ()))
 
 
 def create_backend(spec: ModelSpec) -> Backend:
@@ -80,4 +86,13 @@ def create_backend(spec: ModelSpec) -> Backend:
         raise
 
 
-__all__ = ["BACKENDS", "Backend", "MissingExtraError", "Request", "Result", "check_options", "create_backend"]
+__all__ = [
+    "BACKENDS",
+    "Backend",
+    "MissingExtraError",
+    "Request",
+    "Result",
+    "check_options",
+    "create_backend",
+    "output_neutral_options",
+]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result
@@ -32,24 +32,26 @@ from .hf_batching import (
     fitting_batch,
     free_bytes,
 )
+from .options import Count, Share
 
-ENGINES = ("auto", "continuous", "static")
+Engine = Literal["auto", "continuous", "static"]
+ENGINES = get_args(Engine)
 
 
 class HFBackend:
     def __init__(
         self,
         model: str,
-        batch_size: int | str = "auto",
+        batch_size: Count | Literal["auto"] = "auto",
         dtype: str = "auto",
         device: str | None = None,
         gguf_file: str | None = None,
         trust_remote_code: bool = False,
-        threads: int | None = None,
-        engine: str = "auto",
+        threads: Count | None = None,
+        engine: Engine = "auto",
         cuda_graph: bool | None = None,
         attn_implementation: str | None = None,
-        kv_memory: float | None = None,
+        kv_memory: Share | None = None,
     ):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -129,7 +131,7 @@ class HFBackend:
             if todo:
                 console.print(f"[yellow]hf: {len(todo)} row(s) go to static batching")
         elif why and (self.engine_option == "continuous" or str(self.device).startswith("cuda")):
-            console.print(f"[yellow]hf: static batching: {why}")
+            console.print(f"hf: static batching: {why}", style="yellow", markup=False)
         for result in self.generate_static(todo, ids, config, on_result):
             done[result.key] = result
         if engine == "continuous" and not any(r.extra.get("engine") == "continuous" for r in done.values()):

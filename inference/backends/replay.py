@@ -13,10 +13,13 @@ from pathlib import Path
 
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result
+from .options import Delay
 
 
 class ReplayBackend:
-    def __init__(self, model: str, delay: float = 0.0):
+    OUTPUT_NEUTRAL_OPTIONS = frozenset({"delay"})  # changing it on a run folder is not a new configuration
+
+    def __init__(self, model: str, delay: Delay = 0.0):
         path = Path(model)
         if not path.is_file():
             raise FileNotFoundError(f"replay:{model}: no such file of recorded completions")

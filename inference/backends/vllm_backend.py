@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result, deliver
+from .options import Count, Seed, Share
 
 
 def pin_to_this_process_gpu() -> None:
@@ -33,16 +34,16 @@ class VLLMBackend:
     def __init__(
         self,
         model: str,
-        tensor_parallel_size: int = 1,
-        pipeline_parallel_size: int = 1,
-        gpu_memory_utilization: float = 0.9,
-        max_model_len: int | None = None,
+        tensor_parallel_size: Count = 1,
+        pipeline_parallel_size: Count = 1,
+        gpu_memory_utilization: Share = 0.9,
+        max_model_len: Count | None = None,
         enable_prefix_caching: bool = True,
-        seed: int = 0,
+        seed: Seed = 0,
         dtype: str = "auto",
         distributed_executor_backend: str | None = None,
         trust_remote_code: bool = False,
-        chunk_size: int = 256,
+        chunk_size: Count = 256,
     ):
         if int(chunk_size) <= 0:
             raise ValueError(f"vllm chunk_size must be a positive integer, got {chunk_size!r}")

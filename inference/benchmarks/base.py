@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from longform_eval.metric.pairwise import StyleFeatures
+from longform_eval.metric.uncertainty import Figure
+from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
 from ..config import GenerationConfig
@@ -132,6 +134,8 @@ class Benchmark(ABC):
     subgroup_fields: ClassVar[tuple[str, ...]] = ()  # --subcategory matches these fields too
     text_field: ClassVar[str] = "prompt"  # the question shown for a row; `quick_order` sorts by its length
     headline_scale: ClassVar[str | None] = None  # the range of the headline figure, e.g. "-300..100"
+    headline_figure: ClassVar[str | None] = None  # its name in scores.json's `intervals` (None: the first there)
+    percent_figures: ClassVar[frozenset[str]] = frozenset()  # figures scores.json keeps as fractions, printed x100
 
     def __init__(self, config: str | None = None, args: dict[str, Any] | BenchmarkArgs | None = None):
         self.config = config or self.default_config
@@ -195,6 +199,27 @@ class Benchmark(ABC):
         `longform-eval report` shows them for every run that has them, side by side (`report_lengths`).
         """
         return []
+
+    # ----- uncertainty (longform_eval.metric.uncertainty): what the benchmark sampled and how its figures add up ----
+    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+        """The units behind the figures (prompts, items), read from scores.json's per-unit records; None (the default)
+        when the benchmark's figures get no interval."""
+        return None
+
+    def figures(self, units: UnitTable) -> dict[str, Figure]:
+        """Each top-level figure of scores.json, by its name there, from the unit columns (see `figure_path`)."""
+        return {}
+
+    def figure_path(self, name: str) -> tuple[str, ...]:
+        """Where figure `name` sits in scores.json (default: at the top level)."""
+        return (name,)
+
+    judge_noise_column: ClassVar[str | None] = None  # the unit column that is a row's score, for judge noise
+
+    def fitted_intervals(self, scores: dict[str, Any]) -> dict[str, tuple[dict[str, Any], str]]:
+        """Intervals of figures that come from a fitted model rather than from sums (too slow to refit on every
+        resample): {name: ({"low", "high", "se", "n"}, how it was computed)} (default: none)."""
+        return {}
 
     def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
         """The run's judged comparisons with a baseline, read from scores.json (default: none).

@@ -5,19 +5,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from longform_eval.dataset_builder.hellobench import LENGTHS, TASKS
 from longform_eval.metric import Unscored
 from longform_eval.metric.helloeval import build_judge_request
 from longform_eval.metric.helloeval.parser import parse_verdict, verdict_schema
 from longform_eval.metric.helloeval.scoring import JudgedRow, row_score, score_rows
 from longform_eval.metric.helloeval.settings import paper_settings as helloeval_settings
+from longform_eval.metric.helloeval.uncertainty import helloeval_figures
 from longform_eval.metric.helloeval.weights import task_of_subcategory
+from longform_eval.metric.uncertainty import Figure
+from longform_eval.metric.uncertainty.units import UnitTable
 from longform_eval.metric.words import word_count
 
 from ..backends.base import Request
-from ..report_context import RELEASED_JUDGE, ContextRow, Published, RunContext, agreement_line, released_figures
+from ..report_context import (
+    RELEASED_JUDGE,
+    ContextRow,
+    Published,
+    RunContext,
+    agreement_line,
+    published_interval,
+    released_figures,
+)
 from ..report_plots import Plot, bar_plot, scatter_plot, split_plots
-from ..report_tables import fmt, markdown_table
+from ..report_tables import fmt, fmt_bounds, fmt_figure, interval_of, markdown_table
 from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 
@@ -33,6 +46,7 @@ class HelloBench(Benchmark):
     subgroup_fields = ("subcategory",)
     text_field = "instruction"
     headline_scale = "-300..100"
+    headline_figure = "overall"
 
     def paper_settings(self) -> PaperSettings:
         settings = helloeval_settings()
@@ -73,16 +87,16 @@ class HelloBench(Benchmark):
 
     def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
         lines = [
-            f"**Overall HelloEval score: {fmt(scores['overall'])}** (mean of task scores, -300..100; a task score "
-            f"is (mean row score - 75) x 4, so a row score of 75 maps to 0 and 0 to the floor -300); scored rows "
-            f"{scores['n_scored']}, unscored {scores['n_unscored']}; mean word count "
+            f"**Overall HelloEval score: {fmt_figure(scores, 'overall', scores['overall'])}** (mean of task scores, "
+            f"-300..100; a task score is (mean row score - 75) x 4, so a row score of 75 maps to 0 and 0 to the floor "
+            f"-300); scored rows {scores['n_scored']}, unscored {scores['n_unscored']}; mean word count "
             f"{fmt(scores['mean_word_count'], 0)}.",
             "",
             *markdown_table(
-                ("task", "score", "mean row score", "scored", "unscored", "words"),
+                ("task", "score", "95% CI", "mean row score", "scored", "unscored", "words"),
                 [
-                    (t, fmt(s["score"]), fmt(s["mean_row_score"]), s["n_scored"], s["n_unscored"])
-                    + (fmt(s["mean_word_count"], 0),)
+                    (t, fmt(s["score"]), fmt_bounds(interval_of(scores, t)), fmt(s["mean_row_score"]), s["n_scored"])
+                    + (s["n_unscored"], fmt(s["mean_word_count"], 0))
                     for t, s in scores["tasks"].items()
                 ],
             ),
@@ -102,14 +116,17 @@ class HelloBench(Benchmark):
 
     def plots(self, scores: dict[str, Any], folder: Path) -> list[Plot]:
         tasks = {t: s["score"] for t, s in scores["tasks"].items() if s["score"] is not None}
+        found = {t: interval_of(scores, t) for t in tasks}
+        bounds = {t: (b["low"], b["high"]) for t, b in found.items() if isinstance(b, dict)}
         rows = [r for r in scores.get("rows", []) if r["row_score"] is not None]
         return [
             bar_plot(
                 folder / "score_per_task.png",
                 tasks,
                 ylabel="task score (-300..100)",
-                title=f"HelloEval score per task: {scores['model']}",
+                title=f"HelloEval score per task: {scores['model']}" + (" (error bars: 95% CI)" if bounds else ""),
                 unit="tasks with a score",
+                bounds=bounds,
             ),
             scatter_plot(
                 folder / "score_vs_words.png",
@@ -123,7 +140,30 @@ class HelloBench(Benchmark):
         ]
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        return fmt(scores["overall"]), " ".join(f"{t[:4]} {fmt(v['score'])}" for t, v in scores["tasks"].items())
+        details = " ".join(f"{t[:4]} {fmt(v['score'])}" for t, v in scores["tasks"].items())
+        return fmt_figure(scores, "overall", scores["overall"]), details
+
+    judge_noise_column = "row_score"
+
+    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+        """One unit per judged prompt, resampled within its task (the overall score is a mean of task means)."""
+        rows = scores.get("rows") or []
+        if not rows:
+            return None
+        task_of = task_of_subcategory()
+        return UnitTable(
+            ids=tuple(r["id"] for r in rows),
+            columns={"row_score": np.array([np.nan if r["row_score"] is None else r["row_score"] for r in rows])},
+            strata=tuple(task_of[r["subcategory"]] for r in rows),
+            unit="prompt",
+            stratified_by="task",
+        )
+
+    def figures(self, units: UnitTable) -> dict[str, Figure]:
+        return helloeval_figures(units["row_score"], units.strata)
+
+    def figure_path(self, name: str) -> tuple[str, ...]:
+        return (name,) if name == "overall" else ("tasks", name, "score")
 
     def context(self, scores: dict[str, Any], folder: Path) -> RunContext:
         """The released models scored from their released GPT-4o verdicts, over all main prompts and over this run's
@@ -137,6 +177,7 @@ class HelloBench(Benchmark):
         return RunContext([self.context_row(p) for p in published], [*notes, agreement_line()])
 
     def context_row(self, published: Published) -> ContextRow:
+        """The published figure with its interval, computed as a run's own (`published_interval`)."""
         scores = published.scores
         unscored = f", {scores['n_unscored']} unscored" if scores["n_unscored"] else ""
         return ContextRow(
@@ -146,6 +187,7 @@ class HelloBench(Benchmark):
             scores["overall"],
             self.headline_scale,
             self.headline(scores)[1],
+            published_interval(self, scores, "overall"),
         )
 
     def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:

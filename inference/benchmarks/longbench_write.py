@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from longform_eval.dataset_builder.longbench_write import CONFIG_FILES
 from longform_eval.metric import Unscored
 from longform_eval.metric.longbench_write import (
@@ -22,15 +24,19 @@ from longform_eval.metric.longbench_write import (
 )
 from longform_eval.metric.longbench_write import paper_settings as longbench_write_settings
 from longform_eval.metric.longbench_write.judge import judgement_schema
+from longform_eval.metric.longbench_write.uncertainty import longbench_write_figures
+from longform_eval.metric.uncertainty import Figure
+from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
 from ..report_plots import Plot, loglog_scatter, split_plots
-from ..report_tables import fmt, markdown_table
+from ..report_tables import fmt, fmt_figure, fmt_figures, markdown_table
 from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 
 FILL_RESCUE = "missing_dimension_filled_with_3"
 LENGTH_UNIT = "CJK characters + English words"
+FIGURE_LABELS = {"s": "S", "s_l": "S_l", "s_q": "S_q"}  # scores.json key: printed name
 
 
 @register_benchmark
@@ -44,6 +50,7 @@ class LongBenchWrite(Benchmark):
     subgroup_fields = ("language",)
     text_field = "prompt"
     headline_scale = "0..100"
+    headline_figure = "s"
 
     def paper_settings(self) -> PaperSettings:
         settings = longbench_write_settings()
@@ -87,9 +94,10 @@ class LongBenchWrite(Benchmark):
         if not scores.get("n_items"):
             return ReportSection(["No generations to score yet."])
         lines = [
-            f"**S {fmt(scores['s'])}, S_l {fmt(scores['s_l'])}, S_q {fmt(scores['s_q'])}** (S = (S_l + S_q) / 2; "
-            f"S_l: length following over {scores['n_items']} outputs, length = {LENGTH_UNIT}; S_q: six judged "
-            f"dimensions over {scores['n_scored']} scored outputs, unscored {scores['n_unscored']}).",
+            f"**{fmt_figures(scores, FIGURE_LABELS)}** "
+            f"(S = (S_l + S_q) / 2; S_l: length following over {scores['n_items']} "
+            f"outputs, length = {LENGTH_UNIT}; S_q: six judged dimensions over {scores['n_scored']} scored outputs, "
+            f"unscored {scores['n_unscored']}).",
             "",
             *markdown_table(
                 ("required length", "outputs", "S_l", "scored", "S_q"),
@@ -130,7 +138,22 @@ class LongBenchWrite(Benchmark):
         )
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        return fmt(scores.get("s")), f"S_l {fmt(scores.get('s_l'))} S_q {fmt(scores.get('s_q'))}"
+        return fmt_figure(scores, "s", scores.get("s")), f"S_l {fmt(scores.get('s_l'))} S_q {fmt(scores.get('s_q'))}"
+
+    judge_noise_column = "s_q"
+
+    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+        rows = scores.get("rows") or []
+        if not rows:
+            return None
+        return UnitTable(
+            ids=tuple(r["id"] for r in rows),
+            columns={name: np.array([np.nan if r[name] is None else r[name] for r in rows]) for name in ("s_l", "s_q")},
+            unit="prompt",
+        )
+
+    def figures(self, units: UnitTable) -> dict[str, Figure]:
+        return longbench_write_figures(units["s_l"], units["s_q"])
 
     def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
         return [LengthTarget(r["id"], r["required"], r["length"], LENGTH_UNIT) for r in scores.get("rows", [])]

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import Field
 
 from longform_eval.metric import Unscored
@@ -19,15 +20,21 @@ from longform_eval.metric.longgenbench import (
     split_subtasks,
 )
 from longform_eval.metric.longgenbench.judge import YES_NO_SCHEMA
+from longform_eval.metric.longgenbench.scoring import ItemResult
+from longform_eval.metric.longgenbench.scoring import figures as check_counts
 from longform_eval.metric.longgenbench.settings import paper_settings as longgenbench_settings
+from longform_eval.metric.longgenbench.uncertainty import longgenbench_figures
+from longform_eval.metric.uncertainty import Figure
+from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
 from ..report_plots import line_plot, split_plots
-from ..report_tables import fmt, markdown_table
+from ..report_tables import fmt, fmt_figure, fmt_figures, markdown_table
 from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 
 PER_ENTRY_WORDS = re.compile(r"(?:at least|a minimum of|between) (\d+)(?: (?:and|to) \d+)? words")
+FIGURE_LABELS = {"cr": "CR", "stic1": "STIC-1", "stic2": "STIC-2", "wavg": "wAvg"}  # scores.json key: name
 
 
 class LongGenBenchArgs(BenchmarkArgs):
@@ -47,6 +54,7 @@ class LongGenBench(Benchmark):
     subgroup_fields = ("subtask_type",)
     text_field = "prompt"
     headline_scale = "0..100"
+    headline_figure = "wavg"
 
     @property
     def setting(self) -> str:
@@ -92,9 +100,33 @@ class LongGenBench(Benchmark):
             return {"n_items": 0}
         result = score_items([item for _, item in scored]).to_dict()
         result["rows"] = [
-            {"id": item.item_id, "words": item.word_count, "required": word_budget(row)} for row, item in scored
+            {"id": item.item_id, "words": item.word_count, "required": word_budget(row)} | item_counts(item)
+            for row, item in scored
         ]
         return result
+
+    judge_noise_column = "stic2"
+
+    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+        """One unit per item: its checks are answered by one output, so they are resampled together."""
+        rows = [r for r in scores.get("rows") or [] if "cr" in r]
+        if not rows:
+            return None
+        checks = np.array([r["n_checks"] for r in rows], dtype=float)
+        yes = np.array([r["n_yes"] for r in rows], dtype=float)
+        return UnitTable(
+            ids=tuple(r["id"] for r in rows),
+            columns={
+                "cr": np.array([r["cr"] for r in rows], dtype=float),
+                "stic2": np.divide(100 * yes, checks, out=np.full(len(rows), np.nan), where=checks > 0),
+                "judged": np.array([r["n_judged"] for r in rows], dtype=float),
+                "checks": checks,
+            },
+            unit="item",
+        )
+
+    def figures(self, units: UnitTable) -> dict[str, Figure]:
+        return longgenbench_figures(units["cr"], units["stic2"], units["judged"], units["checks"])
 
     def item(self, row: dict[str, Any], response: str, verdicts: dict[str, Any]):
         output = self.output(row, response)
@@ -109,10 +141,9 @@ class LongGenBench(Benchmark):
         if not scores.get("n_items"):
             return ReportSection(["No generations to score yet."])
         lines = [
-            f"**CR {fmt(scores['cr'])}, STIC-1 {fmt(scores['stic1'])}, STIC-2 {fmt(scores['stic2'])}, "
-            f"wAvg {fmt(scores['wavg'])}, Len {fmt(scores['length'], 0)}** (CR, STIC and wAvg in percent, "
-            f"{self.headline_scale}; checks {scores['n_checks']}, judged "
-            f"{scores['n_judged']}, yes {scores['n_yes']}, unscored {scores['n_unscored']}).",
+            f"**{fmt_figures(scores, FIGURE_LABELS)}, Len {fmt(scores['length'], 0)}** (CR, STIC and wAvg in "
+            f"percent, {self.headline_scale}; checks {scores['n_checks']}, judged {scores['n_judged']}, yes "
+            f"{scores['n_yes']}, unscored {scores['n_unscored']}).",
             "",
             *markdown_table(
                 ("group", "CR", "STIC-1", "STIC-2", "checks", "judged"),
@@ -137,7 +168,7 @@ class LongGenBench(Benchmark):
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
         details = f"CR {fmt(scores.get('cr'))} STIC-1 {fmt(scores.get('stic1'))} STIC-2 {fmt(scores.get('stic2'))}"
-        return fmt(scores.get("wavg")), details
+        return fmt_figure(scores, "wavg", scores.get("wavg")), details
 
     def quick_order(self, row: dict[str, Any]) -> tuple:
         """A short run only scores STIC if a check falls on the first sub-tasks: earliest check, then shortest."""
@@ -150,6 +181,12 @@ class LongGenBench(Benchmark):
             for r in scores.get("rows", [])
             if r.get("required")
         ]
+
+
+def item_counts(item: ItemResult) -> dict[str, Any]:
+    """An item's completion rate and check counts, the per-item sums its intervals resample."""
+    counts = check_counts(np.array(item.outcomes, dtype=np.int8))
+    return {"cr": item.completion_rate, "n_checks": counts.n_checks, "n_judged": counts.n_judged, "n_yes": counts.n_yes}
 
 
 def word_budget(row: dict[str, Any]) -> int | None:

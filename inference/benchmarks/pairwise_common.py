@@ -12,21 +12,26 @@ import functools
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import Field, field_validator
 
-from longform_eval.metric.pairwise import StyleFeatures
+from longform_eval.metric.pairwise import Outcome, StyleFeatures
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
+from longform_eval.metric.pairwise.uncertainty import WIN_VALUE, pairwise_figures
+from longform_eval.metric.uncertainty import Figure
+from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
 from ..config import GenerationConfig
-from ..report_tables import fmt
+from ..report_tables import fmt, fmt_figure, holds, interval_of
 from .base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, ReportSection, sampling_config
 from .pairwise_baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
 from .pairwise_calls import PairItem, item_verdict, pair_calls, parse_reply
 from .pairwise_scores import JudgedItem, score_items
-from .pairwise_section import pairwise_section
+from .pairwise_section import EVEN, pairwise_section
 
 PARSER = "verdict"
+NORMAL_95 = 1.959963984540054
 
 
 class PairwiseArgs(BenchmarkArgs):
@@ -49,6 +54,8 @@ class PairwiseBenchmark(Benchmark):
     Args = PairwiseArgs
     parsers = (PARSER,)
     headline_scale = "0..100"
+    headline_figure = "win_rate"
+    percent_figures = frozenset({"win_rate", "length_controlled_win_rate"})
     baseline_benchmarks: ClassVar[tuple[str, ...]]
     same_config_baseline: ClassVar[bool] = True  # a baseline run folder must be of this benchmark config
     reference_field: ClassVar[str | None] = None
@@ -130,13 +137,42 @@ class PairwiseBenchmark(Benchmark):
         return pairwise_section(scores, folder)
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        win_rate = scores.get("win_rate")
         lc = scores.get("length_controlled_win_rate")
+        tie = "; a tie with the baseline at 95%" if holds(interval_of(scores, "win_rate"), EVEN) else ""
         return (
-            fmt(None if win_rate is None else 100 * win_rate, 1),
-            f"win rate % vs {scores.get('baseline')}; LC {fmt(None if lc is None else 100 * lc, 1)} "
+            fmt_figure(scores, "win_rate", scores.get("win_rate"), digits=1, scale=100),
+            f"win rate % vs {scores.get('baseline')}{tie}; LC {fmt(None if lc is None else 100 * lc, 1)} "
             f"GSB {fmt(scores.get('gsb'))} flips {fmt(scores.get('flip_rate'))}",
         )
+
+    judge_noise_column = "win"
+
+    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+        """One unit per compared question; unscored comparisons are NaN."""
+        records = scores.get("battles") or []
+        if not records:
+            return None
+        values = [np.nan if r["outcome"] is None else WIN_VALUE[Outcome(r["outcome"])] for r in records]
+        return UnitTable(ids=tuple(r["id"] for r in records), columns={"win": np.array(values)}, unit="question")
+
+    def figures(self, units: UnitTable) -> dict[str, Figure]:
+        return pairwise_figures(units["win"])
+
+    def fitted_intervals(self, scores: dict[str, Any]) -> dict[str, tuple[dict[str, Any], str]]:
+        """The LC win rate's normal 95% interval from the GLM's own standard error (alpaca_eval's
+        `lc_standard_error`: the spread of the predictions, not a refit: a refit takes about 0.5 s)."""
+        fitted = scores.get("length_controlled") or {}
+        if fitted.get("standard_error") is None or fitted.get("length_controlled_win_rate") is None:
+            return {}
+        point, se = fitted["length_controlled_win_rate"], fitted["standard_error"]
+        half = NORMAL_95 * se
+        method = "normal 95% interval from the GLM's standard error (alpaca_eval's lc_standard_error)"
+        return {
+            "length_controlled_win_rate": (
+                {"low": point - half, "high": point + half, "se": se, "n": fitted["n"]},
+                method,
+            )
+        }
 
     def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
         return [

@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from ..report_plots import bar_plot, split_plots
-from ..report_tables import fmt, markdown_table
+from ..report_tables import fmt, fmt_figure, holds, interval_of, markdown_table
 from .base import ReportSection
 from .pairwise_scores import BASELINE, MODEL
+
+EVEN = 0.5  # the win rate of a model no better and no worse than its baseline
 
 
 def percent(value: float | None) -> str:
@@ -21,21 +23,35 @@ def interval(figures: dict[str, Any] | None) -> str:
     return f"{fmt(figures['rating'], 1)} [{fmt(figures['lower'], 1)}, {fmt(figures['upper'], 1)}]"
 
 
+def win_rate_text(scores: dict[str, Any], name: str, value: float | None) -> str:
+    """A win rate (a fraction in scores.json) as a percent with its 95% interval."""
+    return fmt_figure(scores, name, value, digits=1, scale=100, unit="%")
+
+
+def tie_with_baseline(scores: dict[str, Any]) -> str:
+    """`(a tie: ...)` when the win rate's interval holds 50%: the run does not tell the model from its baseline."""
+    if not holds(interval_of(scores, "win_rate"), EVEN):
+        return ""
+    return " (a tie: the 95% interval holds 50%, so this run does not tell the model from its baseline)"
+
+
 def headline_lines(scores: dict[str, Any]) -> list[str]:
     overall = scores["overall"]
     lc = scores.get("length_controlled", {})
     lc_text = (
-        f"{percent(lc['length_controlled_win_rate'])} ± {percent(lc['standard_error'])}"
+        f"{win_rate_text(scores, 'length_controlled_win_rate', lc['length_controlled_win_rate'])} "
+        f"(SE {percent(lc['standard_error'])})"
         if "length_controlled_win_rate" in lc
         else f"not fitted ({lc.get('unavailable', 'no scored comparison')})"
     )
     flips = f"; flip rate {percent(scores.get('flip_rate'))} (orders that disagree count as a tie)"
     return [
-        f"**Win rate against {scores['baseline']}: {percent(scores.get('win_rate'))}** (ties count half; "
-        f"TencentLLMEval's formula, which gives nothing for equally bad: {percent(overall.get('tencent_win_rate'))}); "
-        f"length-controlled win rate (alpaca_eval 2.0 GLM): {lc_text}.",
+        f"**Win rate against {scores['baseline']}: {win_rate_text(scores, 'win_rate', scores.get('win_rate'))}**"
+        f"{tie_with_baseline(scores)} (ties count half; TencentLLMEval's formula, which gives nothing for equally "
+        f"bad: {percent(overall.get('tencent_win_rate'))}); length-controlled win rate (alpaca_eval 2.0 GLM): "
+        f"{lc_text}.",
         "",
-        f"Judge mode `{scores['mode']}`; GSB {fmt(overall.get('gsb'))}; equally good "
+        f"Judge mode `{scores['mode']}`; GSB {fmt_figure(scores, 'gsb', overall.get('gsb'))}; equally good "
         f"{percent(overall.get('equally_good_rate'))}, equally bad {percent(overall.get('equally_bad_rate'))}"
         + (flips if "flip_rate" in overall else "")
         + f". Scored comparisons {scores['n_scored']}, unscored {scores['n_unscored']}, rows without a baseline "

@@ -5,12 +5,25 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from ..backends import output_neutral_options
 from ..config import GenerationConfig, ModelSpec
 from .schema import SCHEMA_VERSION, config_hash
 
-IGNORED_ON_RESUME = {"package_version", "engine"}
+# judge_samples: raising it adds samples beside the old ones, lowering it leaves some unused; neither changes a record.
+IGNORED_ON_RESUME = {"package_version", "engine", "judge_samples"}
+ROLES = ("model", "judge")  # the backend specs, compared without their output-neutral options
+# What only the judgements depend on: these bind once a judgement is written, the other fields once a generation is.
+JUDGE_FIELDS = {
+    "judge",
+    "judge_generation",
+    "judge_attempts",
+    "judge_samples",
+    "parser",
+    "strip_think",
+    "constrained_judge",
+}
 
 
 class RunConfigMismatch(ValueError):
@@ -45,6 +58,7 @@ class RunConfig(BaseModel):
     judge: ModelSpec | None = None
     judge_generation: GenerationConfig
     judge_attempts: int = 1
+    judge_samples: int = Field(1, ge=1)  # judge calls per judgement, seeds seed, seed + 1, ... (judge noise)
     constrained_judge: bool = False  # judge replies constrained to the benchmark's JSON schema
     parser: str = "upstream"
     strip_think: bool = True
@@ -67,9 +81,29 @@ class RunConfig(BaseModel):
         return config_hash(*parts, *(["constrained"] if self.constrained_judge else []))
 
     def changed_fields(self, stored: dict[str, Any]) -> list[str]:
-        new = self.model_dump(mode="json")
+        """The fields that differ from a stored config.yaml; the backends' output-neutral options (connection,
+        retries, concurrency, timeouts) are not compared: changing them changes no record."""
+        new, old = comparable(self.model_dump(mode="json")), comparable(stored)
         return sorted(
             k
             for k in new
-            if k not in IGNORED_ON_RESUME and stored.get(k) != new[k] and not (k == "judge" and stored.get(k) is None)
+            if k not in IGNORED_ON_RESUME and old.get(k) != new[k] and not (k == "judge" and old.get(k) is None)
         )
+
+
+def bound_fields(changed: list[str], generated: bool, judged: bool) -> list[str]:
+    """The changed fields that records already written depend on: a judge-side field once a judgement exists, any
+    other once a generation (or a judgement) exists."""
+    return [field for field in changed if (judged if field in JUDGE_FIELDS else generated or judged)]
+
+
+def comparable(config: dict[str, Any]) -> dict[str, Any]:
+    """A config's fields with the model's and the judge's output-neutral options left out."""
+    return config | {role: without_neutral_options(config.get(role)) for role in ROLES}
+
+
+def without_neutral_options(spec: Any) -> Any:
+    if not isinstance(spec, dict) or not isinstance(spec.get("options"), dict):
+        return spec
+    neutral = output_neutral_options(str(spec.get("backend")))
+    return spec | {"options": {k: v for k, v in spec["options"].items() if k not in neutral}}

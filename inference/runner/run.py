@@ -16,17 +16,18 @@ from longform_eval.dataset_builder.atomic import write_text_atomic
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
 from ..benchmarks import JudgeCall, Selection, create_benchmark, rows_hash, strip_think
-from ..config import ModelSpec
+from ..config import GenerationConfig, ModelSpec
 from ..dataset_rows import benchmark_rows
 from ..progress import console, stage_progress
 from ..records import RecordLog
-from .config import RunConfig, RunConfigMismatch, package_version
+from ..url_secrets import mask_url_secrets
+from .config import RunConfig, RunConfigMismatch, bound_fields, package_version
+from .folder import CONFIG_FILE, JUDGEMENT_LOGS, check_writable_folder, holds_records, read_config, validated_config
+from .judge_samples import sample_call, sample_settings, split_sample_key
 from .judging import JudgeRounds
 from .lock import lock_run_folder
-from .schema import SCHEMA_VERSION, GenerationRecord, JudgementRecord, SchemaMismatch, config_hash
+from .schema import GenerationRecord, JudgementRecord, config_hash
 from .scoring import score_run
-
-CONFIG_FILE = "config.yaml"
 
 
 def request_hash(request: Request, generation: dict[str, Any]) -> str:
@@ -46,6 +47,7 @@ class Run:
 
         self.read_only = read_only  # a reader (the Space, a baseline): no lock taken, nothing written
         if not read_only:
+            check_writable_folder(self.folder)  # a file, or a folder of someone else's files, is not written
             lock_run_folder(self.folder, process_rank())
         self.config = self.reconcile(config, force)
         self.generations = RecordLog(self.folder / "generations.jsonl", GenerationRecord.KEY)
@@ -62,17 +64,24 @@ class Run:
         stored = read_config(Path(folder))
         force = changes.pop("force", False)
         stored.update({k: v for k, v in changes.items() if v is not None})
-        return cls(folder, RunConfig.model_validate(stored), force=force, read_only=read_only)
+        config = validated_config(Path(folder) / CONFIG_FILE, stored)
+        return cls(folder, config, force=force, read_only=read_only)
 
     def reconcile(self, config: RunConfig, force: bool) -> RunConfig:
+        """A stored setting binds once a record depends on it (a judge setting once a judgement is written, any other
+        once a generation is): changing it is then refused unless `force` (output-neutral backend options are no
+        change); before that, the new setting simply replaces it (a failed first command blocks nothing)."""
         path = self.folder / CONFIG_FILE
-        if path.is_file():
-            stored = read_config(self.folder)
+        stored = read_config(self.folder) if path.is_file() else None  # an older schema is refused either way
+        if stored is not None:
             changed = config.changed_fields(stored)
-            config.engine = config.engine or stored.get("engine")
-            if changed and not force:
+            generated, judged = holds_records(self.folder), holds_records(self.folder, JUDGEMENT_LOGS)
+            if generated or not changed:
+                config.engine = config.engine or stored.get("engine")
+            bound = bound_fields(changed, generated, judged)
+            if bound and not force:
                 raise RunConfigMismatch(
-                    f"{path}: the run was started with a different configuration ({', '.join(changed)}). "
+                    f"{path}: the run was started with a different configuration ({', '.join(bound)}). "
                     "Use another --out folder, or --force to add records of the new configuration beside the old."
                 )
         text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
@@ -87,9 +96,9 @@ class Run:
         """This model's responses with this generation config, by sample id."""
         model, hash_ = self.config.model_id, self.config.generation_hash
         found = {}
-        for record in self.generations.records():
+        for number, record in self.generations.numbered():
             if record.get("model") == model and record.get("config_hash") == hash_:
-                found[record["sample_id"]] = GenerationRecord.model_validate(record)
+                found[record["sample_id"]] = self.generations.typed(GenerationRecord, number, record)
         return found
 
     def responses(self) -> dict[str, tuple[str, bool]]:
@@ -104,11 +113,11 @@ class Run:
         judge = self.config.judge.name if self.config.judge else None
         hashes = {sample_id: g.generation_hash for sample_id, g in self.current_generations().items()}
         found = {}
-        for record in self.judgements.records():
+        for number, record in self.judgements.numbered():
             if (record.get("judge"), record.get("config_hash")) != (judge, self.config.judge_hash):
                 continue
             if hashes.get(record.get("sample_id")) == record.get("generation_hash"):
-                found[record["key"]] = JudgementRecord.model_validate(record)
+                found[record["key"]] = self.judgements.typed(JudgementRecord, number, record)
         return found
 
     # ----- generate -------------------------------------------------------------------------------------
@@ -180,20 +189,23 @@ class Run:
         )
 
     def record_failure(self, stage: str, result: Result, sample_id: str, backend: str) -> None:
-        """A failed call is logged, counted and left pending: the next run retries it."""
-        self.failed[f"{stage}: {result.error}"[:160]] += 1
+        """A failed call is logged, counted and left pending: the next run retries it (a URL's secrets masked)."""
+        error, backend = mask_url_secrets(result.error or ""), mask_url_secrets(backend)
+        self.failed[f"{stage}: {error}"[:160]] += 1
         self.failures.append(
             {
                 "stage": stage,
                 "key": result.key,
                 "sample_id": sample_id,
                 "backend": backend,
-                "error": result.error,
+                "error": error,
                 "attempts": result.attempts,
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
             }
         )
-        console.print(f"[red]{stage} call {result.key} (sample {sample_id}) to {backend} failed: {result.error}")
+        console.print(
+            f"{stage} call {result.key} (sample {sample_id}) to {backend} failed: {error}", style="red", markup=False
+        )
 
     # ----- judge ----------------------------------------------------------------------------------------
     def pending_judge_calls(self) -> list[tuple[JudgeCall, bool, str]]:
@@ -206,7 +218,9 @@ class Run:
             if row is None:
                 continue
             judged = generations[sample_id].generation_hash
-            calls.extend((c, stripped, judged) for c in self.benchmark.judge_calls(row, response) if c.key not in done)
+            for call in self.benchmark.judge_calls(row, response):
+                samples = (sample_call(call, s) for s in range(self.config.judge_samples))
+                calls.extend((c, stripped, judged) for c in samples if c.key not in done)
         return calls
 
     def judge(self, backend_factory: Callable[[ModelSpec], Backend] = create_backend) -> int:
@@ -217,19 +231,27 @@ class Run:
         if self.config.judge is None:
             raise ValueError(f"{self.folder}: no judge configured; pass --judge BACKEND:MODEL")
         backend = backend_factory(self.config.judge)
-        rounds = JudgeRounds(self, pending)
+        unscored = 0
         try:
             with stage_progress(f"judge ({self.config.judge.name})", len(pending)) as tick:
-                for attempt in range(1, self.config.judge_attempts + 1):
-                    if not rounds.todo:
-                        break
-                    save = functools.partial(rounds.record, attempt=attempt, tick=tick)
-                    backend.generate(rounds.requests(), self.config.judge_generation, on_result=save)
-                    rounds.finish_attempt()
+                for sample, calls in calls_by_sample(pending).items():
+                    settings = sample_settings(self.config.judge_generation, sample)
+                    unscored += self.judge_sample(backend, calls, settings, tick)
         finally:
             self.judgements.close()
             self.failures.close()
             backend.close()
+        return unscored
+
+    def judge_sample(self, backend: Backend, pending: list, settings: GenerationConfig, tick: Callable) -> int:
+        """One judge sample's calls, each until it parses or its attempts are spent; returns the unscored count."""
+        rounds = JudgeRounds(self, pending)
+        for attempt in range(1, self.config.judge_attempts + 1):
+            if not rounds.todo:
+                break
+            save = functools.partial(rounds.record, attempt=attempt, tick=tick)
+            backend.generate(rounds.requests(), settings, on_result=save)
+            rounds.finish_attempt()
         return rounds.unscored
 
     # ----- score ----------------------------------------------------------------------------------------
@@ -237,16 +259,9 @@ class Run:
         return score_run(self)
 
 
-def read_config(folder: Path) -> dict[str, Any]:
-    path = folder / CONFIG_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: not a run folder (no {CONFIG_FILE})")
-    stored = yaml.safe_load(path.read_text(encoding="utf-8"))
-    found = stored.get("schema_version", 1) if isinstance(stored, dict) else None
-    if found != SCHEMA_VERSION:
-        raise SchemaMismatch(
-            f"{path}: written with run-folder schema version {found} (longform-eval "
-            f"{stored.get('package_version', '?') if isinstance(stored, dict) else '?'}); this version reads schema "
-            f"{SCHEMA_VERSION}. Start the run in a new --out folder (this one is left as it is)."
-        )
-    return stored
+def calls_by_sample(pending: list[tuple[JudgeCall, bool, str]]) -> dict[int, list[tuple[JudgeCall, bool, str]]]:
+    """Pending judge calls grouped by judge sample (each sample has its own seed), sample 0 first."""
+    groups: dict[int, list[tuple[JudgeCall, bool, str]]] = {}
+    for entry in pending:
+        groups.setdefault(split_sample_key(entry[0].key)[1], []).append(entry)
+    return dict(sorted(groups.items()))

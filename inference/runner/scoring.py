@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
+from .judge_samples import verdicts_by_sample
 from .schema import ScoreReport
+from .uncertainty import apply_points, uncertainty_fields
 
 if TYPE_CHECKING:
     from .run import Run
@@ -20,11 +22,23 @@ def verdict_of(record) -> Any:
     return Unscored(record.unscored_reason or "unscored") if record.verdict is None else record.verdict
 
 
+def sample_scores(run: Run) -> list[dict[str, Any]]:
+    """The benchmark's figures once per judge sample (sample 0 first), each from that sample's verdicts."""
+    responses = {sample_id: text for sample_id, (text, _) in run.responses().items()}
+    judgements = run.current_judgements()
+    verdicts = verdicts_by_sample({k: verdict_of(j) for k, j in judgements.items()}, run.config.judge_samples)
+    return [run.benchmark.score(run.rows, responses, sample) for sample in verdicts]
+
+
 def score_run(run: Run) -> dict[str, Any]:
     generations = run.current_generations()
     judgements = run.current_judgements()
-    responses = {sample_id: text for sample_id, (text, _) in run.responses().items()}
-    figures = run.benchmark.score(run.rows, responses, {k: verdict_of(j) for k, j in judgements.items()})
+    samples = sample_scores(run)
+    figures = samples[0]
+    uncertainty = uncertainty_fields(run.benchmark, samples)
+    points = uncertainty.pop("points", {})
+    if len(samples) > 1:
+        apply_points(run.benchmark, figures, points)
     pending_generations = len(run.pending_generations())
     pending_judge_calls = len(run.pending_judge_calls())
     report = ScoreReport(
@@ -42,6 +56,7 @@ def score_run(run: Run) -> dict[str, Any]:
         complete=pending_generations == 0 and pending_judge_calls == 0,
         deviations=deviations(run),
         **figures,
+        **uncertainty,
     )
     scores = report.model_dump(mode="json")
     write_text_atomic(run.folder / "scores.json", json.dumps(scores, indent=2, ensure_ascii=False) + "\n")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import datasets
 import evaluate
 
-from longform_eval.metric.helloeval.parser import parse_checklist_verdict
+from longform_eval.metric.helloeval.parser import SCORE_LEVELS, parse_checklist_verdict
 from longform_eval.metric.helloeval.scoring import (
     JudgedRow,
     checklist_value_problem,
+    describe,
     score_rows,
     word_count_problem,
 )
@@ -34,11 +35,11 @@ left out of every mean and counted, never scored 0.
 
 _KWARGS_DESCRIPTION = """
 Args:
-    predictions: one entry per row, either the checklist scores (list of floats in [0, 1], aligned with the
-        subcategory's checklists; a list of the wrong length or a value that is not a finite number in [0, 1]
-        raises a ValueError naming the row and position) or the judge's raw completion (a string, parsed as
-        JSON or a Python literal; anything that does not give exactly one valid score per checklist is
-        unscored and counted, not an error).
+    predictions: one entry per row, either the checklist scores (a list aligned with the subcategory's
+        checklists, each one of the five levels 0, 0.25, 0.5, 0.75, 1; a list of the wrong length or any other
+        value raises a ValueError naming the row and position) or the judge's raw completion (a string, parsed
+        as JSON or a Python literal by HelloBench's rule: scores in [0, 1]; anything that does not give exactly
+        one valid score per checklist is unscored and counted, not an error).
     references: the row's subcategory, i.e. the HelloBench source field "category" (e.g. "Science",
         "report_write"); it selects the weights and the task.
     word_counts: optional, the response word counts (nltk.word_tokenize tokens, integers >= 0), averaged per
@@ -68,11 +69,15 @@ Examples:
     >>> round(result["heuristic_text_generation"], 2), result["n_scored"], result["n_unscored"]
     (-100.0, 1, 1)
 
-    Checklist scores given as numbers are the caller's data: a value outside [0, 1] is an error, not a score:
+    Checklist scores given as numbers are the caller's data: a value off the five levels is an error, not a score:
     >>> helloeval.compute(predictions=[[1, 1, 5, 1, 1, 1]], references=["report_write"])
     Traceback (most recent call last):
     ...
     ValueError: predictions[0][2]: 5 is outside [0, 1]
+    >>> helloeval.compute(predictions=[[1, 1, 0.3, 1, 1, 1]], references=["report_write"])
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions[0][2]: 0.3 is not one of the five levels 0, 0.25, 0.5, 0.75, 1
 """
 
 
@@ -132,10 +137,17 @@ def verdict_of(index: int, prediction, subcategory: str, size: int) -> list[floa
             f"predictions[{index}]: {len(scores)} checklist scores, but {subcategory!r} has {size} checklists"
         )
     for position, value in enumerate(scores):
-        problem = checklist_value_problem(value)
+        problem = checklist_value_problem(value) or level_problem(value)
         if problem is not None:
             raise ValueError(f"predictions[{index}][{position}]: {problem}")
     return scores
+
+
+def level_problem(value: float) -> str | None:
+    """Scores given as numbers must be on the judge's scale (the paper's five levels)."""
+    if value in SCORE_LEVELS:
+        return None
+    return f"{describe(value)} is not one of the five levels {', '.join(f'{level:g}' for level in SCORE_LEVELS)}"
 
 
 def checked_word_count(index: int, value) -> int:

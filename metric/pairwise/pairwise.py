@@ -7,7 +7,7 @@ import evaluate
 from sklearn.metrics import cohen_kappa_score
 
 from longform_eval.metric.pairwise.outcomes import Battle, Outcome, as_outcome, model_name_problem
-from longform_eval.metric.pairwise.ratings import bradley_terry, elo_ratings
+from longform_eval.metric.pairwise.ratings import bradley_terry, check_integer, elo_ratings
 
 _CITATION = """\
 @article{xie2023tencentllmeval,
@@ -33,13 +33,15 @@ Args:
     references: reference labels in the same vocabulary (e.g. the human majority).
     model_a: optional, the model shown as A in each comparison. model_b: the model shown as B. Names are
         non-empty strings and the two differ in every comparison.
-    bootstrap_rounds: Bradley-Terry bootstrap rounds (default 100). seed: random seed (default 0).
+    bootstrap_rounds: Bradley-Terry bootstrap rounds, an integer >= 0 (default 100; 0: no bootstrap, no interval).
+        seed: random seed, an integer >= 0 (default 0). Another value raises a ValueError naming the argument.
     Empty predictions, an unknown label or a bad model name raise a ValueError naming the list and position.
 Returns:
     agreement: share of scored comparisons whose prediction equals the reference (0..1).
     cohen_kappa: chance-corrected agreement (-1..1). n_scored, n_unscored: comparisons used / left out.
     With model_a and model_b: elo_<model>, bt_<model>, bt_<model>_lower, bt_<model>_upper (Elo scale,
-    around 1000), computed from the predictions; None for a model without a scored comparison.
+    around 1000), computed from the predictions; None for a model without a scored comparison (and the interval
+    bounds None with bootstrap_rounds=0).
 Examples:
     >>> import evaluate
     >>> pairwise = evaluate.load("metric/pairwise")
@@ -57,6 +59,11 @@ Examples:
     Traceback (most recent call last):
     ...
     ValueError: model_b[0]: expected a model name (a string), got None
+
+    >>> pairwise.compute(predictions=["A"], references=["A"], bootstrap_rounds=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: bootstrap_rounds must be an integer >= 0, got -1
 """
 
 UNSCORED_LABELS = {"", "unscored"}
@@ -76,6 +83,8 @@ class Pairwise(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, model_a=None, model_b=None, bootstrap_rounds=100, seed=0):
+        check_integer("bootstrap_rounds", bootstrap_rounds, 0)
+        check_integer("seed", seed, 0)
         if not predictions:
             raise ValueError("predictions is empty: there is nothing to compare")
         expected_all = [label_of(reference, f"references[{i}]") for i, reference in enumerate(references)]
@@ -101,8 +110,9 @@ class Pairwise(evaluate.Metric):
         bt = bradley_terry(battles, bootstrap=bootstrap_rounds, seed=seed)
         for model in bt.models:
             result[f"bt_{model}"] = bt.ratings[model]
-            result[f"bt_{model}_lower"] = bt.lower[model]
-            result[f"bt_{model}_upper"] = bt.upper[model]
+            # without rounds there is no interval (None), not one of zero width
+            result[f"bt_{model}_lower"] = bt.lower[model] if bootstrap_rounds else None
+            result[f"bt_{model}_upper"] = bt.upper[model] if bootstrap_rounds else None
         return result
 
 

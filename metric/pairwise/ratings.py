@@ -6,6 +6,7 @@ Ties ("equally good" and "equally bad") are draws: S = 0.5 in Elo, half a win an
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,20 @@ from .outcomes import Battle, models_of, score_for_a
 
 ELO_SCALE = 400.0
 RIDGE = 1e-9  # keeps a model that never lost (or never won) at a finite rating
+
+
+def check_integer(name: str, value: object, minimum: int) -> None:
+    """Raise a ValueError naming the argument unless `value` is an integer (not a bool) >= minimum."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+
+
+def check_number(name: str, value: object, positive: bool = False) -> None:
+    """Raise a ValueError naming the argument unless `value` is a finite number (and > 0 if `positive`)."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if not real or not math.isfinite(value) or (positive and value <= 0):
+        raise ValueError(f"{name} must be a {'positive' if positive else 'finite'} number, got {value!r}")
 
 
 def battle_arrays(battles: Sequence[Battle], models: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -44,10 +59,10 @@ def elo_ratings(
     `shuffle=False` runs the battles in the order given (as FastChat's `compute_elo` does); every round is then
     the same, so use `rounds=1`.
     """
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
-    if not math.isfinite(k) or k <= 0:
-        raise ValueError(f"k must be a positive number, got {k!r}")
+    check_integer("rounds", rounds, 1)
+    check_integer("seed", seed, 0)
+    check_number("k", k, positive=True)
+    check_number("initial", initial)
     models = models_of(battles)
     a, b, s = battle_arrays(battles, models)
     rng = np.random.default_rng(seed)
@@ -98,10 +113,13 @@ def bradley_terry(
 ) -> BradleyTerry:
     """BT ratings on the Elo scale (base + 400 * log10-strength) with percentile bootstrap intervals.
 
-    No battles gives no ratings (empty dicts); `bootstrap` must be an integer >= 0 and `alpha` in (0, 1).
+    No battles gives no ratings (empty dicts); `bootstrap` must be an integer >= 0 (0: no bootstrap, the interval is
+    the point), `seed` an integer >= 0, `base` a finite number and `alpha` in (0, 1).
     """
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be an integer >= 0, got {bootstrap!r}")
+    check_integer("bootstrap", bootstrap, 0)
+    check_integer("seed", seed, 0)
+    check_number("base", base)
+    check_number("alpha", alpha)
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if not battles:

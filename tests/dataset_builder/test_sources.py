@@ -1,5 +1,14 @@
 from __future__ import annotations
 
+import http.server
+import io
+import json
+import subprocess
+import threading
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
 import pytest
 
 from longform_eval.dataset_builder import SourceUnavailableError, sources
@@ -48,3 +57,96 @@ def test_a_cached_download_is_reused(tmp_path, monkeypatch):
     cached = tmp_path / "nobench-0123456789ab"
     cached.mkdir()
     assert download_upstream("nobench", ClosedPort(PINNED.repo, PINNED.commit)) == cached
+
+
+def zip_archive(files: dict[str, bytes]) -> bytes:
+    payload = io.BytesIO()
+    with zipfile.ZipFile(payload, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return payload.getvalue()
+
+
+@dataclass(frozen=True)
+class Served(Upstream):
+    address: str = ""
+
+    @property
+    def archive_url(self) -> str:
+        return self.address
+
+
+@pytest.fixture
+def serve(monkeypatch):
+    """serve(payload) -> an Upstream whose archive is `payload`, served over HTTP on 127.0.0.1."""
+    monkeypatch.setenv("no_proxy", "*")
+    servers = []
+
+    def start(payload: bytes) -> Served:
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return Served(PINNED.repo, PINNED.commit, f"http://127.0.0.1:{server.server_port}/archive.zip")
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def killed_download(folder: Path, files: dict[str, bytes], listed: list[str]) -> Path:
+    folder.mkdir()
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    (folder / sources.DOWNLOAD_MARKER).write_text(json.dumps({"archive": "x", "files": listed}))
+    return folder
+
+
+def test_a_download_removes_the_staging_of_killed_downloads_only(tmp_path, monkeypatch, serve):
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path))
+    upstream = serve(zip_archive({"bench-0123/README.md": b"# bench\n", "bench-0123/data/a.jsonl": b"{}\n"}))
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    live = subprocess.Popen(["sleep", "60"])
+    try:
+        listed = ["bench-0123", "bench-0123/README.md", "bench-0123/data/a.jsonl"]
+        partial = {"bench-0123/README.md": b"# bench\n"}
+        removed = killed_download(tmp_path / f".nobench-0123456789ab.tmp-{dead.pid}-abcd1234", partial, listed)
+        running = killed_download(tmp_path / f".nobench-0123456789ab.tmp-{live.pid}-abcd1234", partial, listed)
+        foreign = killed_download(tmp_path / f".nobench-0123456789ab.tmp-{dead.pid}-efgh5678", {"mine": b"x"}, listed)
+        target = download_upstream("nobench", upstream)
+    finally:
+        live.kill()
+        live.wait()
+    assert target == tmp_path / "nobench-0123456789ab"
+    assert (target / "data" / "a.jsonl").read_bytes() == b"{}\n"
+    assert not removed.exists()
+    assert (running / "bench-0123" / "README.md").is_file() and (foreign / "mine").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, running.name, foreign.name])
+
+
+def test_an_archive_with_a_path_outside_its_folder_is_refused(tmp_path, monkeypatch, serve):
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path / "cache"))
+    upstream = serve(zip_archive({"bench-0123/README.md": b"#\n", "../escaped.txt": b"x"}))
+    with pytest.raises(SourceUnavailableError, match=r"archive\.zip: not the expected archive"):
+        download_upstream("nobench", upstream)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == ["cache"]
+
+
+def test_a_file_where_the_cached_copy_goes_is_left_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path))
+    (tmp_path / "nobench-0123456789ab").write_text("mine\n")
+    with pytest.raises(SourceUnavailableError, match=r"nobench-0123456789ab: expected the cached copy of nobench"):
+        download_upstream("nobench", ClosedPort(PINNED.repo, PINNED.commit))
+    assert (tmp_path / "nobench-0123456789ab").read_text() == "mine\n"

@@ -25,11 +25,14 @@ class FaultServer:
     judge output. anything else: OK. `ok_text(prompt)` gives the successful answer. `service_time` delays every
     answer (throughput benches). Setting `fail_with` makes every request fail that way until it is reset:
     "500", "empty" (empty text), "no_choices", "null_choices", "null_content", "html" (a 200 HTML page),
-    "bad_json" (a 200 body cut short).
+    "bad_json" (a 200 body cut short), "markup_400" (a 400 whose message holds `[/v1/...]`, rich markup syntax).
     """
 
-    def __init__(self, ok_text=lambda prompt: "OK", slow_seconds: float = 3.0, service_time: float = 0.0):
+    def __init__(
+        self, ok_text=lambda prompt: "OK", slow_seconds: float = 3.0, service_time: float = 0.0, ok_answer=None
+    ):
         self.ok_text = ok_text
+        self.ok_answer = ok_answer  # (body, prompt) -> text: an answer that depends on the request (e.g. its seed)
         self.slow_seconds = slow_seconds
         self.service_time = service_time
         self.fail_with: str | None = None
@@ -92,7 +95,7 @@ class FaultServer:
             return self.send(handler, 500, {"error": {"message": "boom"}})
         if mark == "slow" and count == 1:
             time.sleep(self.slow_seconds)
-        text = self.ok_text(prompt)
+        text = self.ok_answer(body, prompt) if self.ok_answer else self.ok_text(prompt)
         if mark == "malformed":
             text = "The response is good. I would give it a high score."
         elif mark == "truncated":
@@ -103,6 +106,8 @@ class FaultServer:
         kind = self.fail_with
         if kind == "500":
             return self.send(handler, 500, {"error": {"message": "down"}})
+        if kind == "markup_400":
+            return self.send(handler, 400, {"error": {"message": "no route [/v1/chat/completions] here"}})
         if kind == "html":
             return self.send_raw(handler, 200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         if kind == "bad_json":

@@ -13,7 +13,7 @@ from longform_eval.inference.benchmarks import LengthTarget, create_benchmark
 from longform_eval.inference.cli import main
 from longform_eval.metric import Unscored
 
-from .conftest import write_replay
+from .conftest import assert_intervals_hold, write_replay
 
 DIMENSIONS = ("Relevance", "Accuracy", "Coherence", "Clarity", "Breadth and Depth", "Reading Experience")
 
@@ -67,6 +67,8 @@ def test_five_prompts_end_to_end(shared_data, replays, tmp_path):
     assert scores["buckets"] == {"[0,500)": {"n_items": 5, "n_scored": 3, "s_l": pytest.approx(50.0), "s_q": 75.0}}
     assert scores["by_language"]["zh"]["s_l"] == pytest.approx((250 / 3 + 0) / 2)
     assert scores["dimensions"]["Clarity"] == pytest.approx(75.0) and scores["parser_rescues"] == {}
+    assert_intervals_hold(scores, ("s", "s_l", "s_q"))
+    assert scores["intervals"]["s_q"]["n"] == 3 and scores["intervals"]["s_l"]["n"] == 5  # S_q: scored only
     assert scores["deviations"] == [f"judge model = replay:{replays[1]} (paper: gpt-4o-2024-05-13)"]
     config = yaml.safe_load((out / "config.yaml").read_text())
     assert config["generation"]["temperature"] == 0.5 and config["generation"]["max_new_tokens"] == 32768
@@ -75,7 +77,10 @@ def test_five_prompts_end_to_end(shared_data, replays, tmp_path):
     assert judged["lbw_003"]["attempts"] == 5 and judged["lbw_003"]["verdict"] is None  # asked 5 times, unscored
     assert judged["lbw_000"]["meta"] == {} and "$RESPONSE$" not in judged["lbw_000"]["completion"]
     report = (out / "report.md").read_text()
-    assert "**S 62.50, S_l 50.00, S_q 75.00**" in report and "| [0,500) | 5 | 50.00 | 3 | 75.00 |" in report
+    s, s_l, s_q = (scores["intervals"][name] for name in ("s", "s_l", "s_q"))
+    figures = f"S 62.50 [{s['low']:.2f}, {s['high']:.2f}], S_l 50.00 [{s_l['low']:.2f}, {s_l['high']:.2f}], S_q 75.00"
+    assert f"**{figures} [{s_q['low']:.2f}, {s_q['high']:.2f}]**" in report
+    assert "| [0,500) | 5 | 50.00 | 3 | 75.00 |" in report
     assert "- missing dimension(s): Clarity: 1" in report and "![length_scatter](length_scatter.png)" in report
     assert (out / "length_scatter.png").stat().st_size > 1000
 

@@ -15,7 +15,7 @@ from longform_eval.inference.dataset_rows import benchmark_rows
 from longform_eval.inference.judge_agreement import pandalm_folder, read_items
 from longform_eval.inference.runner import Run
 
-from .conftest import write_replay
+from .conftest import assert_intervals_hold, write_replay
 
 SELECT = ("--per-group", "4", "--limit", "20")  # 20 questions across the areas
 # Per row i of run A (model A against run B), the judge's reply in each order: ab shows A's answer first.
@@ -93,6 +93,8 @@ def test_two_recorded_models_on_20_questions_judged_in_both_orders(questions, tm
     bt = scores["bradley_terry"]["model"]
     assert bt["lower"] <= bt["rating"] <= bt["upper"] and bt["rating"] > scores["bradley_terry"]["baseline"]["rating"]
     assert 0 <= scores["length_controlled_win_rate"] <= 1 and "style_controlled_bt" in scores
+    assert_intervals_hold(scores, ("win_rate", "gsb", "length_controlled_win_rate"))
+    assert scores["intervals"]["win_rate"]["n"] == 20 and "lc_standard_error" in scores["interval_method"]
 
     report = (runs / "A/report.md").read_text()
     for figure in ("**Win rate against", "length-controlled win rate", "GSB 0.20", "flip rate 20.0%", "Elo"):

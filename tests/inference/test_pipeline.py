@@ -10,7 +10,7 @@ from longform_eval.inference.backends import create_backend
 from longform_eval.inference.cli import main
 from longform_eval.inference.runner import Run
 
-from .conftest import chat_run, write_replay
+from .conftest import assert_intervals_hold, chat_run, write_replay
 
 PUBLISHED_GPT4O = {
     "open_ended_qa": 54.82,
@@ -60,7 +60,8 @@ def test_released_responses_judged_with_released_verdicts_give_the_published_sco
     assert scores["deviations"] == [f"judge model = replay:{verdicts} (paper: gpt-4o)"]  # otherwise the paper's
     assert main(["report", str(out)]) == 0
     report = (out / "report.md").read_text()
-    assert "**Overall HelloEval score: 48.55**" in report
+    overall = scores["intervals"]["overall"]
+    assert f"**Overall HelloEval score: 48.55 [{overall['low']:.2f}, {overall['high']:.2f}]**" in report
     assert (out / "score_per_task.png").stat().st_size > 1000 and (out / "score_vs_words.png").is_file()
     judged = [json.loads(line) for line in (out / "judgements.jsonl").read_text().splitlines()]
     assert len(judged) == 647 and all(j["completion"] and j["attempts"] == 1 for j in judged)
@@ -201,6 +202,8 @@ def test_longgenbench_pipeline_with_a_recorded_model_and_judge(shared_data, tmp_
     yes = [i for i in judged if i % 2 == 0]
     assert scores["n_judged"] == len(judged) and scores["n_yes"] == len(yes)
     assert (out / "stic_by_position.png").is_file()
+    assert_intervals_hold(scores, ("cr", "stic1", "stic2", "wavg"))
+    assert scores["interval_method"].startswith("95% percentile bootstrap over items,")  # checks clustered in items
 
 
 def test_the_lenient_parser_is_opt_in_and_counts_its_rescues(gpt4o_replays, tmp_path):

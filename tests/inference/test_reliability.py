@@ -203,3 +203,75 @@ def test_a_reader_opens_a_folder_a_writer_holds_and_writes_nothing(gpt4o_replays
         holder.wait()
     after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name != ".lock"}
     assert after == {k: v for k, v in before.items() if k != ".lock"}
+
+
+# ----- the lock file is the folder's own: never followed, truncated or removed when it is not ---------------------
+def finished_copy(gpt4o_replays, tmp_path: Path) -> tuple[Path, list[str]]:
+    """A finished 2-row run folder, and the `run` command that made it."""
+    generations, verdicts = gpt4o_replays
+    out = tmp_path / "run"
+    args = chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out))
+    assert main(args) == 0
+    return out, args
+
+
+def refused_line(capsys, argv: list[str]) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err.strip()
+
+
+@pytest.mark.parametrize("link", ["symlink", "hard link"])
+def test_a_lock_file_linked_to_another_file_is_refused_and_the_file_left_as_it_is(
+    link, gpt4o_replays, tmp_path, capsys
+):
+    out, run_args = finished_copy(gpt4o_replays, tmp_path)
+    precious = tmp_path / "precious.txt"
+    precious.write_bytes(b"precious data\n")
+    if link == "symlink":
+        (out / ".lock").symlink_to("../precious.txt")
+    else:
+        (out / ".lock").hardlink_to(precious)
+    capsys.readouterr()
+    why = "is a symlink" if link == "symlink" else "has other hard links"
+    for argv in (["score", str(out)], ["judge", str(out)], run_args):
+        line = refused_line(capsys, argv)
+        assert f"{out}/.lock {why}; remove it if no longform-eval process is running" in line, (argv, line)
+        assert precious.read_bytes() == b"precious data\n" and (out / ".lock").exists()
+
+
+def test_a_dangling_lock_symlink_creates_nothing(gpt4o_replays, tmp_path, capsys):
+    out, _ = finished_copy(gpt4o_replays, tmp_path)
+    (out / ".lock").symlink_to("../created.txt")
+    capsys.readouterr()
+    assert "is a symlink" in refused_line(capsys, ["score", str(out)])
+    assert not (tmp_path / "created.txt").exists() and (out / ".lock").is_symlink()
+
+
+def test_release_removes_the_lock_only_while_the_path_names_the_file_held(tmp_path):
+    from longform_eval.inference.runner.lock import lock_run_folder, unlock_run_folder
+
+    precious = tmp_path / "precious.txt"
+    precious.write_bytes(b"precious data\n")
+    folder = tmp_path / "run"
+    held = lock_run_folder(folder)
+    held.unlink()  # someone replaced the lock file while it was held
+    held.hardlink_to(precious)
+    unlock_run_folder(held)
+    assert held.exists() and precious.read_bytes() == b"precious data\n"
+
+
+def test_a_server_error_and_a_judge_name_holding_markup_are_printed_as_text(gpt4o_replays, tmp_path, capsys):
+    generations, _ = gpt4o_replays
+    out = tmp_path / "run"
+    with FaultServer(ok_text=lambda prompt: VERDICT6) as server:
+        server.fail_with = "markup_400"  # "no route [/v1/chat/completions] here"
+        args = chat_run(
+            1, f"replay:{generations}", "openai:judge[/b]", str(out), "--judge-arg", f"base_url={server.url}"
+        )
+        assert main([*args, *FAST_RETRIES]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err  # neither the progress bar nor the failure line reads them as markup
+    assert "to openai:judge[/b] failed: " in err and "no route [/v1/chat/completions] here" in err
+    assert "no route [/v1/chat/completions] here" in lines(out / "failures.jsonl")[0]["error"]

@@ -31,6 +31,12 @@ def no_agreement_file(tmp_path, monkeypatch):
     monkeypatch.setattr(report_context, "agreement_file", lambda: tmp_path / "absent" / "agreement.json")
 
 
+def with_interval(scores: dict) -> str:
+    """The overall score with its 95% interval, as report.md prints it."""
+    interval = scores["intervals"]["overall"]
+    return f"{scores['overall']:.2f} [{interval['low']:.2f}, {interval['high']:.2f}]"
+
+
 def replay_pair(shared_data: Path, model: str, folder: Path) -> tuple[Path, Path]:
     """A model's released responses and released verdicts as replay files."""
     generations = write_replay(
@@ -79,15 +85,15 @@ def test_a_replay_run_shows_the_scale_and_the_published_rows_of_the_other_judge(
     printed = capsys.readouterr().out
     scores = json.loads((out / "scores.json").read_text())
     report = (out / "report.md").read_text()
-    assert f"Headline: **{scores['overall']:.2f}** (scale -300..100;" in report
+    assert f"Headline: **{with_interval(scores)}** (scale -300..100;" in report
     table = {tuple(cell.strip() for cell in line.split("|")[1:4]): line for line in report.splitlines()}
     judge = "GPT-4o (released verdicts)"
-    assert "| 48.55 | -300..100 |" in table[("gpt4o_0806 (published)", judge, "all 647: whole benchmark")]
-    assert "| 15.01 | -300..100 |" in table[("llama31_8b (published)", judge, "all 647: whole benchmark")]
-    assert "| 13.68 | -300..100 |" in table[("qwen2_7b (published)", judge, "all 647: whole benchmark")]
+    assert "| 48.55 [" in table[("gpt4o_0806 (published)", judge, "all 647: whole benchmark")]
+    assert "| 15.01 [" in table[("llama31_8b (published)", judge, "all 647: whole benchmark")]
+    assert "] | -300..100 |" in table[("qwen2_7b (published)", judge, "all 647: whole benchmark")]
     # GPT-4o's verdicts judged this run, so its published row over the same prompts is the run's own figure
     same = table[("gpt4o_0806 (published)", judge, "same 5 as this run")]
-    assert f"| {scores['overall']:.2f} | -300..100 |" in same
+    assert f"| {with_interval(scores)} | -300..100 |" in same
     assert f"Not this run's judge (`replay:{verdicts}`)" in report
     assert "Agreement of the embedded judge with the released GPT-4o verdicts: not measured" in report
     assert "-300..100" in printed and "another judge" in printed and "published" in printed
@@ -95,7 +101,7 @@ def test_a_replay_run_shows_the_scale_and_the_published_rows_of_the_other_judge(
     llama_generations, llama_verdicts = replay_pair(shared_data, "llama31_8b", tmp_path)
     assert main(demo_subset(llama_generations, llama_verdicts, tmp_path / "llama")) == 0
     llama = json.loads((tmp_path / "llama/scores.json").read_text())
-    assert f"| {llama['overall']:.2f} | -300..100 |" in table[("llama31_8b (published)", judge, "same 5 as this run")]
+    assert f"| {with_interval(llama)} | -300..100 |" in table[("llama31_8b (published)", judge, "same 5 as this run")]
 
 
 def test_a_stored_agreement_is_shown_with_its_judge_and_figures(shared_data, tmp_path, monkeypatch):
@@ -171,7 +177,7 @@ def test_the_summary_lists_counts_reasons_stage_times_and_the_report(gpt4o_repla
     args = chat_run(3, f"replay:{generations}", f"replay:{judge}", str(out))
     assert main(args) == 0
     summary = capsys.readouterr().out.split("\nsummary\n")[1]
-    assert "  score 100.00 (scale -300..100; " in summary and "  scored 1, unscored 2" in summary
+    assert "  score 100.00 [no interval] (scale -300..100; " in summary and "  scored 1, unscored 2" in summary
     assert re.search(r"  unscored: 2 x \S", summary)  # both replies fail the same way: no list to read
     assert re.search(r"  wall time: generate \d+\.\d s, judge \d+\.\d s, score \d+\.\d s, report \d+\.\d s", summary)
     assert f"  report: {out / 'report.md'}" in summary

@@ -147,3 +147,48 @@ def test_cli_names_file_line_and_field_of_a_bad_line(tmp_path, capsys, bad_line,
     code, err, wrote = run_cli(tmp_path, [json.dumps(annotation()), bad_line], capsys)
     assert code != 0 and not wrote
     assert where in err
+
+
+def fit_cli(capsys, annotations, out, report) -> tuple[int, str]:
+    code = main(["fit-weights", str(annotations), "--out", str(out), "--report", str(report)])
+    return code, capsys.readouterr().err
+
+
+def test_cli_overwrites_its_own_outputs(tmp_path, capsys):
+    annotations = synthetic_annotations(tmp_path / "a.jsonl", {"news": [10, 15, 20, 25, 12, 18]}, n=60)
+    out, report = tmp_path / "w.txt", tmp_path / "r.json"
+    assert fit_cli(capsys, annotations, out, report) == (0, "")
+    assert out.read_text().startswith("# longform-eval fit-weights")
+    out.write_text(out.read_text().replace("REGRESSION_DICT", "OLD_DICT"))
+    report.write_text(json.dumps({"news": {"n": 1, "r2": 0.0, "mse": 0.0, "weights": [100]}}))
+    assert fit_cli(capsys, annotations, out, report) == (0, "")
+    assert "REGRESSION_DICT" in out.read_text() and json.loads(report.read_text())["news"]["n"] == 60
+
+
+def not_ours(shared_data, tmp_path):
+    """Files fit-weights did not write, and why it may not overwrite them."""
+    released = tmp_path / "weighted_scores.txt"
+    released.write_bytes((shared_data / "hellobench" / "weighted_scores.txt").read_bytes())
+    (tmp_path / "folder").mkdir()
+    return {
+        "released-weights": ("--out", released, "was not written by this command (the weights files it writes"),
+        "notes": ("--out", tmp_path / "notes.txt", "was not written by this command"),
+        "folder": ("--out", tmp_path / "folder", "is not a regular file"),
+        "other-json": ("--report", tmp_path / "config.json", "was not written by this command (the reports it"),
+    }
+
+
+@pytest.mark.parametrize("case", ["released-weights", "notes", "folder", "other-json"])
+def test_cli_refuses_to_overwrite_a_file_it_did_not_write(shared_data, tmp_path, capsys, case):
+    annotations = synthetic_annotations(tmp_path / "a.jsonl", {"news": [10, 15, 20, 25, 12, 18]}, n=60)
+    (tmp_path / "notes.txt").write_text("my notes\n")
+    (tmp_path / "config.json").write_text('{"news": {"n": 3}}\n')
+    option, path, reason = not_ours(shared_data, tmp_path)[case]
+    others = {"--out": tmp_path / "w.txt", "--report": tmp_path / "r.json"}
+    paths = others | {option: path}
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    code, err = fit_cli(capsys, annotations, paths["--out"], paths["--report"])
+    assert code == 2 and "Traceback" not in err and err.count("\n") == 1
+    assert f"error: {option} {path}: refusing to overwrite it: it exists and {reason}" in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert not others["--out"].exists() and not others["--report"].exists()

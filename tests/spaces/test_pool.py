@@ -36,7 +36,7 @@ def test_two_run_folders_of_one_benchmark_pair_up_by_sample_id(zh_runs, zh_rows,
     build_app(arena)  # the Space builds over this pool
     prompt, left, right, state, status = arena.new_pair("", "", {})
     assert status == ASK and pool.item(state["item_id"]).question in prompt  # Chinese text as it is, unescaped
-    assert "longbench_write" in prompt and "writer-" in left + right
+    assert prompt.startswith("**longbench\\_write · ") and "writer-" in left + right  # `_` escaped: markdown
 
 
 def test_a_folder_of_run_folders_is_searched_and_an_unreadable_folder_is_named(zh_runs, tmp_path):

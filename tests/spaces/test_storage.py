@@ -226,3 +226,73 @@ def test_the_board_rates_human_votes_and_judge_verdicts_apart(tmp_path):
     assert board.human[0][0] == "m1" and board.human[0][5] == 8  # people prefer m1, in all 8 votes
     assert board.judge[0][0] == "m2" and board.judge[0][5] == 6  # the judge prefers m2, in the 6 it scored
     assert board.runs == [] and len(board.outputs()) == 6
+
+
+def export_cli(capsys, db, out) -> tuple[int, str, str]:
+    from longform_eval.inference.cli import main
+
+    code = main(["space-export", "--db", str(db), "--out", str(out)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def store_with_a_vote(path) -> VoteStore:
+    store = VoteStore(path)
+    store.add_vote(Vote("ann", "s", "chat_002", "m1", "m2", "sorted", "A"))
+    return store
+
+
+def test_space_export_replaces_an_earlier_export(tmp_path, capsys):
+    store = store_with_a_vote(tmp_path / "votes.sqlite")
+    out = tmp_path / "export"
+    assert export_cli(capsys, store.path, out)[0] == 0
+    store.add_vote(Vote("ann", "s", "chat_003", "m1", "m2", "sorted", "B"))
+    code, printed, err = export_cli(capsys, store.path, out)
+    assert (code, err) == (0, "")
+    assert printed.split() == [str(out / name) for name in ("votes.csv", "votes.jsonl", "annotations.jsonl")]
+    assert len((out / "votes.jsonl").read_text().splitlines()) == 2
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".longform-eval-export.json",
+        "annotations.jsonl",
+        "votes.csv",
+        "votes.jsonl",
+    ]
+
+
+def snapshot(root) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def users_votes(out) -> str:
+    out.mkdir()
+    (out / "votes.csv").write_text("my,own,votes\n")
+    return "is not empty and not an earlier export"
+
+
+def an_export_plus_a_user_file(out) -> str:
+    VoteStore(out.parent / "other.sqlite").export(out)
+    (out / "summary.md").write_text("my summary\n")
+    return "is not empty and not an earlier export"
+
+
+def a_file(out) -> str:
+    out.write_text("notes\n")
+    return "exists and is not a folder"
+
+
+@pytest.mark.parametrize("make", [users_votes, an_export_plus_a_user_file, a_file], ids=lambda f: f.__name__)
+def test_space_export_refuses_a_folder_or_file_it_did_not_write(tmp_path, capsys, make):
+    store = store_with_a_vote(tmp_path / "votes.sqlite")
+    out = tmp_path / "export"
+    reason = make(out)
+    before = snapshot(tmp_path)
+    code, printed, err = export_cli(capsys, store.path, out)
+    assert code == 2 and printed == "" and "Traceback" not in err and err.count("\n") == 1
+    assert f"longform-eval space-export: error: --out {out}: " in err and reason in err
+    assert snapshot(tmp_path) == before
+
+
+def test_space_export_needs_an_existing_database(tmp_path, capsys):
+    code, _, err = export_cli(capsys, tmp_path / "typo.sqlite", tmp_path / "export")
+    assert code == 2 and "Traceback" not in err and f"--db {tmp_path / 'typo.sqlite'}: no such file" in err
+    assert list(tmp_path.iterdir()) == []

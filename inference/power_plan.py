@@ -1,0 +1,144 @@
+"""How many prompts a planned run needs to detect a difference: `run --dry-run --power-reference RUN --detect D`.
+
+The variance comes from scored reference runs of the planned benchmark config. One reference: the SE of a
+difference between two such runs is taken as sqrt(2) times its figure's SE (`independent_se`), as if the two runs
+shared no prompt: conservative, since a paired comparison on shared prompts cancels what they share. Two references:
+the SE of their paired difference on the units both scored. Normal approximation, 80% power, alpha 0.05
+(`longform_eval.metric.uncertainty.prompts_needed`); the SE shrinks as 1 / sqrt(units).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from longform_eval.metric.uncertainty import independent_se, minimum_detectable_difference, prompts_needed
+
+from .report_comparisons import ComparedRun, aligned, compare, compared_runs, headline_figure
+from .runner import RunConfig
+
+
+@dataclass(frozen=True)
+class PowerReference:
+    """What a plan rests on: the reference runs, the figure, the SE of a difference, the units it was measured on
+    and whether it is a paired one (`share`: the part of the references' scored units the figure rests on, e.g. one
+    task's)."""
+
+    runs: list[ComparedRun]
+    figure: str
+    se_difference: float
+    n_reference: int
+    paired: bool
+    share: float
+    detect: float
+
+
+def check_power_arguments(args: argparse.Namespace) -> None:
+    """The --power-* options and --detect go together, and only with --dry-run."""
+    references = args.power_reference or []
+    if args.detect is None:
+        given = "--power-reference" if references else "--power-figure" if args.power_figure else None
+        if given:
+            raise ValueError(f"{given}: plans a run's power, so it needs --detect D (the difference to detect)")
+        return
+    if not args.dry_run:
+        raise ValueError("--detect: plans a run, so it needs --dry-run (the prompts a run needs, before it runs)")
+    if not references:
+        raise ValueError("--detect: needs --power-reference RUN, a scored run of the planned benchmark config")
+    if len(references) > 2:
+        raise ValueError(f"--power-reference: give one or two reference runs, got {len(references)}")
+
+
+def power_reference(args: argparse.Namespace, planned: list[RunConfig]) -> PowerReference | None:
+    """The plan's reference, every option checked (before any run folder is touched); None without --detect."""
+    check_power_arguments(args)
+    if args.detect is None:
+        return None
+    folders: list[Path] = args.power_reference
+    runs = compared_runs(folders)
+    labels = {run.label for run in runs}
+    for folder in folders:
+        if str(folder) not in labels:
+            raise ValueError(f"--power-reference {folder}: its scores.json has no per-unit records to plan from")
+    check_configs(runs, planned)
+    figure = reference_figure(runs[0], args.power_figure)
+    se, n, paired = difference_se(runs, figure)
+    scored = len(aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)[0])
+    return PowerReference(runs, figure, se, n, paired, n / scored if scored else 1.0, args.detect)
+
+
+def check_configs(runs: list[ComparedRun], planned: list[RunConfig]) -> None:
+    if len(runs) == 2 and runs[0].config != runs[1].config:
+        raise ValueError(
+            f"--power-reference {runs[1].label}: a {runs[1].config} run, the first reference a {runs[0].config} one; "
+            "two references must be runs of the same benchmark config"
+        )
+    names = [f"{config.benchmark}:{config.benchmark_config}" for config in planned]
+    if base_config(runs[0]) not in names:
+        raise ValueError(
+            f"--power-reference {runs[0].label}: a {base_config(runs[0])} run, but the planned runs are "
+            f"{', '.join(names)}; give a reference run of the benchmark config you plan"
+        )
+
+
+def base_config(run: ComparedRun) -> str:
+    return f"{run.scores['benchmark']}:{run.scores.get('config')}"
+
+
+def reference_figure(run: ComparedRun, named: str | None) -> str:
+    names = run.figure_names
+    if not names:
+        raise ValueError(f"--power-reference {run.label}: its scores.json has no figure with an interval to plan from")
+    figure = named or headline_figure(run.benchmark, names)
+    if figure not in names:
+        raise ValueError(f"--power-figure {named}: {run.label} has no interval on it; its figures: {', '.join(names)}")
+    return figure
+
+
+def difference_se(runs: list[ComparedRun], figure: str) -> tuple[float, int, bool]:
+    """(SE of a difference, the units it was measured on, paired): one run's SE times sqrt(2), or the two runs'
+    paired SE (unpaired for a refitted figure)."""
+    if len(runs) == 1:
+        interval = runs[0].scores["intervals"][figure]
+        se, n = interval["se"], interval["n"]
+        return (independent_se(se) if se else 0.0), n, False
+    entry = next(e for e in compare(*runs) if e["figure"] == figure)
+    n = entry["n_paired"] if entry["paired"] else runs[0].scores["intervals"][figure]["n"]
+    return entry["se"] or 0.0, n, entry["paired"]
+
+
+def power_lines(reference: PowerReference | None, config: RunConfig, planned: int) -> list[str]:
+    """The plan for one planned run (nothing for a run of another benchmark config than the reference's)."""
+    if reference is None or f"{config.benchmark}:{config.benchmark_config}" != base_config(reference.runs[0]):
+        return []
+    if reference.se_difference <= 0:
+        return [f"  power: {reference.figure} does not vary over the references' resamples: nothing to plan from"]
+    plan = prompts_needed(reference.detect, reference.se_difference, reference.n_reference, paired=reference.paired)
+    unit = reference.runs[0].units.unit
+    counted = max(1, round(planned * reference.share))
+    detects = minimum_detectable_difference(reference.se_difference * math.sqrt(reference.n_reference / counted))
+    verdict = "suffice" if counted >= plan.prompts else "do not suffice"
+    partial = reference.share < 1  # a figure on part of the units, e.g. one task's
+    within = f" in {reference.figure}" if partial else ""
+    counts = f" (at the references' share, {counted} of them count toward {reference.figure})" if partial else ""
+    return [
+        f"  power on {reference.figure}: {source(reference)}",
+        f"    a difference of {reference.detect:g} needs {plan.prompts:,} {unit}s{within} at 80% power, alpha 0.05; "
+        f"the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
+    ]
+
+
+def source(reference: PowerReference) -> str:
+    se, n, unit = reference.se_difference, reference.n_reference, reference.runs[0].units.unit
+    if len(reference.runs) == 2:
+        a, b = (run.label for run in reference.runs)
+        if reference.paired:
+            return f"paired SE {se:.3f} of {a} - {b} on the {n} {unit}s both scored"
+        return f"SE {se:.3f} of {a} - {b} from the two runs' own SEs (a refitted figure: not paired)"
+    return (
+        f"SE {se / math.sqrt(2):.3f} of {reference.runs[0].label} over {n} {unit}s; one reference, so the SE of a "
+        f"difference is taken as sqrt(2) x that = {se:.3f}, as if two runs shared no {unit} (conservative: pairing "
+        "on shared prompts usually does better; give two reference runs for their paired SE)"
+    )

@@ -1,0 +1,351 @@
+"""Paired comparisons of the given runs of one benchmark config: differences on shared units, ties, rank ranges.
+
+`longform-eval report RUN_A RUN_B ...` compares every two given runs of the same benchmark config (benchmark, config
+and, for the pairwise benchmarks, baseline; runs of different configs are not compared) on the units both scored:
+for each figure of their `intervals`, headline first, a - b with its paired 95% bootstrap interval (both figures on
+the same seeded resamples of the shared units, so what the prompts share cancels), p-value, and the smallest
+difference those units detect at 80% power. A unit either run left unscored is left out of both sides, so each
+figure rests on the same units on both. A difference whose interval holds 0 is a tie and printed as one, never as a
+ranking. Per config, each run's rank range on the headline figure over the units all its runs scored (as Chatbot
+Arena shows). The math is `longform_eval.metric.uncertainty`'s; this module knows no benchmark.
+
+Written to `comparisons.json` where `report_lengths` writes its view (the deepest folder holding every given run);
+an existing file is replaced only if `longform-eval report` wrote it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import norm
+
+from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.dataset_builder.owned import check_new_or_ours
+from longform_eval.metric.uncertainty import (
+    DEFAULT_LEVEL,
+    DEFAULT_ROUNDS,
+    DEFAULT_SEED,
+    Difference,
+    RankRange,
+    minimum_detectable_difference,
+    paired_difference,
+    rank_ranges,
+    shared_units,
+)
+from longform_eval.metric.uncertainty.units import UnitTable
+
+from .benchmarks import Benchmark
+from .report import benchmark_of, load_scores
+from .report_lengths import output_folder
+from .report_tables import markdown_table
+from .runner import Run
+from .runner.scoring import sample_scores
+from .runner.uncertainty import run_units
+
+FILE = "comparisons.json"
+WRITTEN_BY = "longform-eval report"
+OURS = f'the comparisons files it writes are JSON objects with "written_by": "{WRITTEN_BY}"'
+TIE = "tie (not distinguishable)"
+METHOD = (
+    f"a - b on the units both runs scored (a unit either left unscored is left out of both), {DEFAULT_LEVEL:.0%} "
+    f"percentile bootstrap of the difference with both figures on the same resamples ({DEFAULT_ROUNDS} resamples, "
+    f"seed {DEFAULT_SEED}, stratified as each run's own intervals); distinguishable: the interval excludes 0; "
+    "minimum_detectable: the smallest true difference these units detect with 80% power at alpha 0.05. Figures "
+    'from a fitted model ("paired": false): normal interval from the two runs\' standard errors, unpaired.'
+)
+
+
+@dataclass(frozen=True)
+class ComparedRun:
+    """A run folder as given on the command line, its scores.json, its benchmark and the units its figures rest on."""
+
+    label: str
+    scores: dict[str, Any]
+    benchmark: Benchmark
+    units: UnitTable
+
+    @property
+    def config(self) -> str:
+        """What must agree for two runs to be compared: `benchmark:config`, and the baseline where there is one."""
+        name = f"{self.scores['benchmark']}:{self.scores.get('config')}"
+        baseline = self.scores.get("baseline")
+        return f"{name} vs {baseline}" if baseline else name
+
+    @property
+    def figure_names(self) -> list[str]:
+        """The figures of `intervals` that have one, the headline first."""
+        names = [name for name, found in (self.scores.get("intervals") or {}).items() if found]
+        headline = headline_figure(self.benchmark, names)
+        return sorted(names, key=lambda name: name != headline)
+
+    def value(self, name: str) -> float | None:
+        """Figure `name` as scores.json reports it."""
+        found: Any = self.scores
+        for key in self.benchmark.figure_path(name):
+            found = found.get(key) if isinstance(found, dict) else None
+        return found if isinstance(found, (int, float)) else None
+
+
+def headline_figure(benchmark: Benchmark, names: Sequence[str]) -> str | None:
+    """The benchmark's headline figure (`Benchmark.headline_figure`) if it has an interval, else the first one."""
+    named = benchmark.headline_figure
+    return named if named in names else (names[0] if names else None)
+
+
+# ----- the runs and the units they share -------------------------------------------------------------------------
+def units_of_run(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> UnitTable | None:
+    """The units a run's figures rest on: from scores.json's per-unit records; with several judge samples (scores.json
+    keeps the first sample's records) the mean of the samples' tables, rebuilt from the folder's records."""
+    samples = scores.get("judge_samples") or 1
+    if samples == 1:
+        return benchmark.unit_table(scores)
+    run = Run.open(folder, read_only=True)
+    return run_units(run.benchmark, sample_scores(run))[0]
+
+
+def compared_runs(folders: Sequence[Path]) -> list[ComparedRun]:
+    """The given runs (each folder once) whose benchmark gives per-unit records."""
+    found = []
+    for folder in dict.fromkeys(folders):
+        scores = load_scores(folder)
+        benchmark = benchmark_of(scores)
+        units = units_of_run(Path(folder), scores, benchmark)
+        if units is not None and len(units):
+            found.append(ComparedRun(str(folder), scores, benchmark, units))
+    return found
+
+
+def by_config(runs: list[ComparedRun]) -> dict[str, list[ComparedRun]]:
+    """The runs grouped by benchmark config, in the order given; configs with one run only are left out."""
+    groups: dict[str, list[ComparedRun]] = defaultdict(list)
+    for run in runs:
+        groups[run.config].append(run)
+    return {config: members for config, members in groups.items() if len(members) > 1}
+
+
+def aligned(tables: Sequence[UnitTable], scored_column: str | None) -> list[UnitTable]:
+    """The tables on the units all of them scored (`scored_column` finite in every table), in the first table's
+    order; any other column NaN in every table wherever one table has NaN, so each figure rests on the same units
+    on every side."""
+    ids: Sequence[str] = tables[0].ids
+    for table in tables[1:]:
+        ids = shared_units(ids, table.ids)[0]
+    subsets = [table.subset(shared_units(ids, table.ids)[2]) for table in tables]
+    if scored_column is not None:
+        scored = np.logical_and.reduce([np.isfinite(table[scored_column]) for table in subsets])
+        subsets = [table.subset(np.flatnonzero(scored)) for table in subsets]
+    missing = {name: np.logical_or.reduce([np.isnan(t[name]) for t in subsets]) for name in subsets[0].columns}
+    return [
+        replace(
+            table, columns={name: np.where(missing[name], np.nan, column) for name, column in table.columns.items()}
+        )
+        for table in subsets
+    ]
+
+
+# ----- one pair ---------------------------------------------------------------------------------------------------
+def compare(a: ComparedRun, b: ComparedRun) -> list[dict[str, Any]]:
+    """One `comparisons.json` entry per figure of a's intervals (headline first): a - b on the units both scored."""
+    table_a, table_b = aligned([a.units, b.units], a.benchmark.judge_noise_column)
+    figures_a = a.benchmark.figures(table_a) if len(table_a) else {}
+    figures_b = b.benchmark.figures(table_b) if len(table_b) else {}
+    entries = []
+    for name in a.figure_names:
+        head = {"a": a.label, "b": b.label, "benchmark": a.config, "figure": name}
+        if name in figures_a and name in figures_b:
+            found = paired_difference(figures_a[name], figures_b[name], table_a.design())
+            entries.append(head | {"paired": True} | difference_fields(found, len(table_a)))
+        elif name in a.benchmark.fitted_intervals(a.scores):  # refitted, not resampled: unpaired
+            entries.append(head | {"paired": False} | independent_fields(a, b, name))
+        else:
+            entries.append(head | {"paired": True} | difference_fields(None, 0))
+    return entries
+
+
+def difference_fields(found: Difference | None, units: int) -> dict[str, Any]:
+    if found is not None:
+        return found.to_dict()
+    empty = dict.fromkeys(("difference", "low", "high", "se", "p_value", "distinguishable", "minimum_detectable"))
+    return {"n_paired": units} | empty
+
+
+def independent_fields(a: ComparedRun, b: ComparedRun, name: str) -> dict[str, Any]:
+    """A figure that is refitted rather than resampled (the LC win rate): normal interval from both runs' SEs."""
+    value_a, value_b = a.value(name), b.value(name)
+    se_a, se_b = ((run.scores.get("intervals", {}).get(name) or {}).get("se") for run in (a, b))
+    if None in (value_a, value_b, se_a, se_b) or math.hypot(se_a, se_b) == 0:
+        return difference_fields(None, 0) | {"n_paired": None}
+    se = math.hypot(se_a, se_b)
+    difference, half = value_a - value_b, norm.ppf((1 + DEFAULT_LEVEL) / 2) * se
+    return {
+        "n_paired": None,
+        "difference": difference,
+        "low": difference - half,
+        "high": difference + half,
+        "se": se,
+        "p_value": float(2 * norm.sf(abs(difference) / se)),
+        "distinguishable": abs(difference) > half,
+        "minimum_detectable": minimum_detectable_difference(se),
+    }
+
+
+# ----- the runs of one config --------------------------------------------------------------------------------------
+def rank_fields(runs: list[ComparedRun], name: str | None) -> dict[str, Any]:
+    """Each run's figure, interval and rank range on figure `name` over the units all the runs scored."""
+    tables = aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)
+    shared = {"figure": name, "unit": runs[0].units.unit, "n_shared": len(tables[0])}
+    ranges = {}
+    if len(tables[0]):
+        figures = {run.label: run.benchmark.figures(table).get(name) for run, table in zip(runs, tables, strict=True)}
+        with contextlib.suppress(ValueError):  # a figure undefined on the shared units has no rank
+            ranges = rank_ranges(figures, tables[0].design()) if None not in figures.values() else {}
+    rows = [run_row(run, name, ranges.get(run.label)) for run in runs]
+    return shared | {"runs": sorted(rows, key=lambda row: (row["rank"] is None, row["rank"] or 0))}
+
+
+def run_row(run: ComparedRun, name: str | None, found: RankRange | None) -> dict[str, Any]:
+    interval = (run.scores.get("intervals") or {}).get(name) or {}
+    ranks = found.to_dict() if found is not None else dict.fromkeys(("rank", "best", "worst"))
+    value = run.value(name) if name else None
+    row = {"run": run.label, "model": run.scores.get("model"), "value": value}
+    return row | {"low": interval.get("low"), "high": interval.get("high")} | ranks
+
+
+def config_fields(config: str, runs: list[ComparedRun]) -> dict[str, Any]:
+    headline = headline_figure(runs[0].benchmark, runs[0].figure_names)
+    judges = sorted({str(run.scores.get("judge")) for run in runs})
+    return {"benchmark": config, "judges": judges, "rank_ranges": rank_fields(runs, headline)}
+
+
+def comparisons_document(runs: list[ComparedRun]) -> dict[str, Any] | None:
+    """What `comparisons.json` holds; None when no two given runs share a benchmark config."""
+    groups = by_config(runs)
+    if not groups:
+        return None
+    entries = [
+        entry
+        for members in groups.values()
+        for i, a in enumerate(members)
+        for b in members[i + 1 :]
+        for entry in compare(a, b)
+    ]
+    return {
+        "written_by": WRITTEN_BY,
+        "method": METHOD,
+        "configs": [config_fields(config, members) for config, members in groups.items()],
+        "comparisons": entries,
+    }
+
+
+# ----- the file and the printed section -----------------------------------------------------------------------------
+def comparisons_path(folders: Sequence[Path]) -> Path:
+    """Where `comparisons.json` goes; an OutputFileError if a file there was not written by `longform-eval report`."""
+    return check_new_or_ours(output_folder(list(folders)) / FILE, "the comparisons file", is_ours, OURS)
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(document, dict) and document.get("written_by") == WRITTEN_BY
+
+
+def write_comparisons(folders: Sequence[Path]) -> tuple[Path, dict[str, Any]] | None:
+    """Write `comparisons.json` for the given runs; None (nothing written) when no two share a benchmark config."""
+    path = comparisons_path(folders)
+    document = comparisons_document(compared_runs(folders))
+    if document is None:
+        return None
+    write_text_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return path, document
+
+
+def number(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def with_interval(value: float | None, low: float | None, high: float | None) -> str:
+    """`48.55 [45.71, 51.40]` (a private stand-in for report_tables' interval formatter)."""
+    return number(value) if low is None or high is None else f"{number(value)} [{number(low)}, {number(high)}]"
+
+
+def verdict(entry: dict[str, Any]) -> str:
+    if entry["distinguishable"] is None:
+        return "- (undefined on the shared units)"
+    if not entry["distinguishable"]:
+        return TIE
+    return f"{entry['a'] if entry['difference'] > 0 else entry['b']} higher"
+
+
+def rank_lines(ranks: dict[str, Any]) -> list[str]:
+    name, unit = ranks["figure"], ranks["unit"]
+    rows = [
+        (row["run"], row["model"], with_interval(row["value"], row["low"], row["high"]))
+        + (("-", "-") if row["rank"] is None else (row["rank"], f"{row['best']}..{row['worst']}"))
+        for row in ranks["runs"]
+    ]
+    return [
+        *markdown_table(("run", "model", f"{name} [95% CI]", "rank", "rank range"), rows),
+        "",
+        f"Ranks and rank ranges on {name} over the {ranks['n_shared']} {unit}s all {len(rows)} runs scored; each "
+        "run's interval is its own, over all its units.",
+    ]
+
+
+def difference_lines(entries: list[dict[str, Any]]) -> list[str]:
+    rows = [
+        (e["a"], e["b"], with_interval(e["difference"], e["low"], e["high"]), number(e["p_value"], 4))
+        + (e["n_paired"] if e["n_paired"] is not None else "unpaired", number(e["minimum_detectable"]), verdict(e))
+        for e in entries
+    ]
+    header = ("a", "b", "a - b [95% CI]", "p", "paired units", "detectable at 80% power", "verdict")
+    return markdown_table(header, rows)
+
+
+def others_line(entries: list[dict[str, Any]]) -> list[str]:
+    if not entries:
+        return []
+    names = ", ".join(dict.fromkeys(e["figure"] for e in entries))
+    ties = sum(1 for e in entries if e["distinguishable"] is False)
+    apart = sum(1 for e in entries if e["distinguishable"])
+    undefined = len(entries) - ties - apart
+    none = f", {undefined} undefined" if undefined else ""
+    return ["", f"Other figures ({names}): {apart} differences distinguishable, {ties} ties{none}; each in {FILE}."]
+
+
+def section_lines(document: dict[str, Any]) -> list[str]:
+    lines = [
+        "# Paired comparisons",
+        "",
+        "a - b on the units both runs scored, with its paired 95% bootstrap interval: a difference whose interval "
+        f"holds 0 is a {TIE}, whatever the order of the two figures. Rank ranges (as Chatbot Arena shows): the "
+        "ranks a run takes over the middle 95% of resamples.",
+    ]
+    for config in document["configs"]:
+        headline = config["rank_ranges"]["figure"]
+        mine = [e for e in document["comparisons"] if e["benchmark"] == config["benchmark"]]
+        mixed = [f"The runs were judged by {len(config['judges'])} judges ({', '.join(config['judges'])})."]
+        lines += ["", f"## {config['benchmark']}: {headline}", "", *(mixed + [""] if len(config["judges"]) > 1 else [])]
+        lines += [*rank_lines(config["rank_ranges"]), ""]
+        lines += difference_lines([e for e in mine if e["figure"] == headline])
+        lines += others_line([e for e in mine if e["figure"] != headline])
+    return lines
+
+
+def print_comparison_view(folders: Sequence[Path]) -> None:
+    """Print the section and where comparisons.json was written, for `longform-eval report`; nothing when no two
+    given runs share a benchmark config."""
+    written = write_comparisons(folders)
+    if written is not None:
+        path, document = written
+        print("\n" + "\n".join(section_lines(document)))
+        print(path)

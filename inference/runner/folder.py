@@ -1,0 +1,94 @@
+"""The run folder on disk: its config.yaml, whether its logs hold records, and whether a command may write into it.
+
+A command writes only into a new folder, an empty one, or an earlier run folder (one with config.yaml): any
+other folder holds someone else's files, which a report, scores or plots would overwrite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..user_errors import validation_problem
+from ..yaml_files import yaml_kind, yaml_problem
+from .config import RunConfig
+from .schema import SCHEMA_VERSION, SchemaMismatch
+
+CONFIG_FILE = "config.yaml"
+GENERATION_LOGS = "generations*.jsonl"  # a data-parallel shard (generations.rank<N>.jsonl) included
+JUDGEMENT_LOGS = "judgements*.jsonl"
+
+
+class RunFolderError(ValueError):
+    """A run folder that cannot be read or written as one; the message names it and says what is wrong."""
+
+
+def transient_name(name: str) -> bool:
+    """Files a starting command makes before config.yaml: its lock (a killed one's too) and config.yaml's temporary."""
+    return name.startswith(".lock") or (name.startswith(f".{CONFIG_FILE}.") and name.endswith(".tmp"))
+
+
+def check_writable_folder(folder: Path, what: str = "a run folder", marks: tuple[str, ...] = (CONFIG_FILE,)) -> None:
+    """Refuse a path that is a file, and an existing folder that holds files but none of `marks` (the files an
+    earlier run of this command leaves): writing there would overwrite files it did not make."""
+    rule = f"longform-eval writes only into a new or empty folder or an earlier {what.removeprefix('a ')}"
+    if folder.exists() and not folder.is_dir():
+        raise RunFolderError(f"{folder}: is a file, not {what}; {rule}")
+    if not folder.is_dir() or any((folder / mark).is_file() for mark in marks):
+        return
+    try:
+        foreign = sorted(entry.name for entry in folder.iterdir() if not transient_name(entry.name))
+    except OSError as error:
+        raise RunFolderError(f"{folder}: cannot read it ({error.strerror or error})") from error
+    if foreign:
+        raise RunFolderError(
+            f"{folder}: not empty and not {what} (no {marks[0]}; it holds {foreign[0]}"
+            f"{f' and {len(foreign) - 1} more' if len(foreign) > 1 else ''}); {rule}: give another --out"
+        )
+
+
+def read_config(folder: Path) -> dict[str, Any]:
+    """config.yaml as stored, checked to be a valid configuration of this schema (a RunFolderError naming the file
+    if it is not)."""
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: not a run folder (no {CONFIG_FILE})")
+    try:
+        stored = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise RunFolderError(f"{path}: not UTF-8 text ({error.reason}); restore it or start a new --out") from None
+    except yaml.YAMLError as error:
+        raise RunFolderError(f"{path}: {yaml_problem(error)}; restore it or start a new --out") from None
+    if not isinstance(stored, dict):
+        raise RunFolderError(f"{path}: expected a mapping of settings, got a {yaml_kind(stored)}")
+    found = stored.get("schema_version", 1)
+    if found != SCHEMA_VERSION:
+        raise SchemaMismatch(
+            f"{path}: written with run-folder schema version {found} (longform-eval "
+            f"{stored.get('package_version', '?')}); this version reads schema "
+            f"{SCHEMA_VERSION}. Start the run in a new --out folder (this one is left as it is)."
+        )
+    validated_config(path, stored)
+    return stored
+
+
+def validated_config(path: Path, settings: dict[str, Any]) -> RunConfig:
+    """`settings` (config.yaml's, perhaps with changes) as a RunConfig; a RunFolderError names `path` and the field."""
+    try:
+        return RunConfig.model_validate(settings)
+    except ValidationError as error:
+        raise RunFolderError(f"{path}: {validation_problem(error)}") from None
+
+
+def holds_records(folder: Path, *patterns: str) -> bool:
+    """Whether any log matching `patterns` (default: generations and judgements) holds a complete record."""
+    logs = [path for pattern in patterns or (GENERATION_LOGS, JUDGEMENT_LOGS) for path in folder.glob(pattern)]
+    return any(has_complete_line(path) for path in logs if path.is_file())
+
+
+def has_complete_line(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return any(line.endswith(b"\n") and line.strip() for line in handle)

@@ -1,0 +1,111 @@
+"""The uncertainty fields of scores.json: each figure's 95% interval, and the judge's share of its variance.
+
+The benchmark says what it sampled (`Benchmark.unit_table`) and how its figures add up (`Benchmark.figures`); the
+math is `longform_eval.metric.uncertainty`'s. With K judge samples the run's unit table is the mean of the samples'
+tables (a row's score is the mean of its scored samples) and the top-level figures are recomputed from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from longform_eval.metric.uncertainty import (
+    DEFAULT_ROUNDS,
+    DEFAULT_SEED,
+    VarianceSplit,
+    interval_method,
+    intervals,
+    judge_sd,
+    split_variance,
+)
+from longform_eval.metric.uncertainty.sparse import pooled_interval, pooled_method, sparse_strata
+from longform_eval.metric.uncertainty.units import UnitTable, mean_over_samples, sample_matrix
+
+from ..benchmarks import Benchmark
+
+NOT_MEASURED = "judge noise not measured: one judge sample per call (--judge-samples 2 or more measures it)"
+
+
+def run_units(benchmark: Benchmark, sample_scores: list[dict[str, Any]]) -> tuple[UnitTable | None, list[UnitTable]]:
+    """The units the run's figures rest on (judge samples averaged), and each sample's own table."""
+    tables = [benchmark.unit_table(scores) for scores in sample_scores]
+    if tables[0] is None or not len(tables[0]) or any(table is None for table in tables):
+        return None, []
+    return (mean_over_samples(tables) if len(tables) > 1 else tables[0]), tables
+
+
+def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]) -> dict[str, Any]:
+    """`intervals`, `interval_method`, `judge_samples`, `judge_sd` and `variance_split` for scores.json; with several
+    judge samples also the top-level figures as the mean over samples gives them (set by `apply_points`)."""
+    fields: dict[str, Any] = {"judge_samples": len(sample_scores), "judge_sd": None, "intervals": {}}
+    units, tables = run_units(benchmark, sample_scores)
+    if units is None:
+        return fields | {"interval_method": "none: no scored units yet"}
+    figures = benchmark.figures(units)
+    found, fields["interval_method"] = figure_intervals(benchmark, units, figures)
+    fields["intervals"] = {name: None if found[name] is None else found[name].to_dict() for name in figures}
+    fields["points"] = {name: figure.point() for name, figure in figures.items()}
+    for name, (interval, how) in benchmark.fitted_intervals(sample_scores[0]).items():
+        fields["intervals"][name] = interval
+        fields["interval_method"] += f"; {name}: {how}"
+    fields |= judge_noise(benchmark, units, tables, found)
+    return fields
+
+
+def figure_intervals(benchmark: Benchmark, units: UnitTable, figures: dict) -> tuple[dict, str]:
+    """The bootstrap's intervals, or where a stratum has a single scored unit (the demo's one prompt per task) the
+    pooled normal ones, and the method's name."""
+    design, column = units.design(), benchmark.judge_noise_column
+    if column is not None and sparse_strata(design, np.isfinite(units[column])):
+        found = {name: pooled_interval(builder(benchmark, units, column, name), units[column]) for name in figures}
+        return found, pooled_method(design)
+    return intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED), interval_method(
+        design, DEFAULT_ROUNDS, DEFAULT_SEED
+    )
+
+
+def builder(benchmark: Benchmark, units: UnitTable, column: str, name: str):
+    """Figure `name` as a function of the values of one unit column (the row scores)."""
+    return lambda values: benchmark.figures(replaced(units, column, values))[name]
+
+
+def judge_noise(benchmark: Benchmark, units: UnitTable, tables: list[UnitTable], found: dict) -> dict[str, Any]:
+    """judge_sd and, per figure, the shares of its variance from the prompts and from the judge."""
+    column = benchmark.judge_noise_column
+    if column is None or len(tables) < 2:
+        return {"variance_split": NOT_MEASURED} if len(tables) < 2 else {}
+    samples = sample_matrix(tables, column)
+    split = {}
+    for name, interval in found.items():
+        if interval is None:
+            continue
+        parts = split_variance(builder(benchmark, units, column, name), samples, interval.se)
+        split[name] = None if parts is None else parts.to_dict() | what_more_buys(parts)
+    return {"judge_sd": judge_sd(samples), "variance_split": split}
+
+
+def what_more_buys(parts: VarianceSplit) -> dict[str, float]:
+    """The figure's SE with twice the prompts, and with twice the judge samples per call."""
+    return {
+        "se_twice_the_prompts": parts.se_with(prompts=2 * parts.n),
+        "se_twice_the_judge_samples": parts.se_with(judge_samples=2 * parts.judge_samples),
+    }
+
+
+def replaced(units: UnitTable, column: str, values) -> UnitTable:
+    return UnitTable(units.ids, {**units.columns, column: values}, units.strata, units.unit, units.stratified_by)
+
+
+def apply_points(benchmark: Benchmark, scores: dict[str, Any], points: dict[str, float | None]) -> None:
+    """Write the figures computed over all judge samples where scores.json keeps them."""
+    for name, value in points.items():
+        *parents, leaf = benchmark.figure_path(name)
+        target = scores
+        for key in parents:
+            target = target.get(key)
+            if not isinstance(target, dict):
+                break
+        else:
+            target[leaf] = value

@@ -1,0 +1,103 @@
+"""The sampling design: the units a benchmark resamples (prompts, items) and the strata whose sizes stay fixed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def codes_of(labels: Sequence[Hashable]) -> tuple[np.ndarray, tuple[Hashable, ...]]:
+    """Integer codes for the labels (0, 1, ... in order of first appearance) and the label of each code."""
+    index: dict[Hashable, int] = {}
+    codes = np.fromiter((index.setdefault(label, len(index)) for label in labels), dtype=np.int64, count=len(labels))
+    return codes, tuple(index)
+
+
+@dataclass(frozen=True, eq=False)
+class Design:
+    """What a benchmark sampled: one stratum code per unit, and the names a report prints.
+
+    A resample draws, within each stratum, as many units as the stratum holds, with replacement; a design
+    without strata is one stratum. Build it with `Design.simple` or `Design.stratified`.
+    """
+
+    strata: np.ndarray
+    stratum_names: tuple[Hashable, ...]
+    unit: str = "prompt"
+    stratified_by: str | None = None
+
+    @classmethod
+    def simple(cls, n_units: int, unit: str = "prompt") -> Design:
+        """Resample `n_units` units with replacement, all in one stratum."""
+        if isinstance(n_units, bool) or not isinstance(n_units, (int, np.integer)) or n_units < 1:
+            raise ValueError(f"n_units must be a positive integer, got {n_units!r}")
+        return cls(np.zeros(int(n_units), dtype=np.int64), ("all",), unit, None)
+
+    @classmethod
+    def stratified(cls, labels: Sequence[Hashable], unit: str = "prompt", by: str = "stratum") -> Design:
+        """Resample within each stratum (one label per unit), keeping every stratum's size."""
+        if isinstance(labels, (str, bytes)) or not len(labels):
+            raise ValueError(f"stratum labels: expected one label per {unit}, got {labels!r:.40}")
+        codes, names = codes_of(labels)
+        return cls(codes, names, unit, by)
+
+    @property
+    def n_units(self) -> int:
+        return len(self.strata)
+
+    @property
+    def order(self) -> np.ndarray:
+        """The units sorted by stratum (stable): each stratum a contiguous slice, see `slices`."""
+        return np.argsort(self.strata, kind="stable")
+
+    @property
+    def slices(self) -> list[tuple[int, int]]:
+        """(start, stop) of each non-empty stratum in `order`."""
+        stops = np.cumsum(np.bincount(self.strata))
+        starts = stops - np.bincount(self.strata)
+        return [(int(a), int(b)) for a, b in zip(starts, stops, strict=True) if b > a]
+
+    def describe(self) -> str:
+        """ "prompts, stratified by task" or "items": what a resample draws."""
+        what = f"{self.unit}s"
+        return f"{what}, stratified by {self.stratified_by}" if self.stratified_by else what
+
+    def check_units(self, n_units: int, what: str) -> None:
+        if n_units != self.n_units:
+            raise ValueError(f"{what}: has {n_units} {self.unit}s, the design {self.n_units}")
+
+
+def shared_units(ids_a: Sequence[Hashable], ids_b: Sequence[Hashable]) -> tuple[list[Hashable], np.ndarray, np.ndarray]:
+    """The ids both runs have (in the order of `ids_a`) and where each sits in `ids_a` and in `ids_b`.
+
+    Raises a ValueError naming the run for a repeated id.
+    """
+    for name, ids in (("ids_a", ids_a), ("ids_b", ids_b)):
+        repeated = [unit for unit, count in Counter(ids).items() if count > 1]
+        if repeated:
+            raise ValueError(f"{name}: id {repeated[0]!r} appears more than once")
+    where_b = {unit: position for position, unit in enumerate(ids_b)}
+    shared = [(position, unit) for position, unit in enumerate(ids_a) if unit in where_b]
+    index_a = np.array([position for position, _ in shared], dtype=np.int64)
+    index_b = np.array([where_b[unit] for _, unit in shared], dtype=np.int64)
+    return [unit for _, unit in shared], index_a, index_b
+
+
+def cluster_sums(
+    clusters: Sequence[Hashable], values: np.ndarray | Sequence[float]
+) -> tuple[list[Hashable], np.ndarray]:
+    """Sum per-observation values (checks) into their clusters (items), the units a clustered figure resamples.
+
+    `values` is (observations,) or (observations, k); returns the cluster labels in order of first appearance and
+    their sums, (clusters,) or (clusters, k).
+    """
+    codes, names = codes_of(clusters)
+    array = np.asarray(values, dtype=float)
+    if array.shape[0] != len(codes):
+        raise ValueError(f"values: {array.shape[0]} observations for {len(codes)} cluster labels")
+    columns = array.reshape(len(codes), -1)
+    sums = np.column_stack([np.bincount(codes, weights=column, minlength=len(names)) for column in columns.T])
+    return list(names), sums.reshape(len(names), *array.shape[1:])

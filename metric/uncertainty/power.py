@@ -1,0 +1,115 @@
+"""Power: the smallest difference a comparison can detect, and the prompts a planned run needs for a difference.
+
+Normal approximation, two-sided test: a true difference D is detected with probability `power` when
+D >= (z_{1 - alpha/2} + z_{power}) * se_difference. The standard error of a figure over n prompts shrinks as
+1 / sqrt(n), so a reference run's SE at n_ref prompts gives the SE at any n.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+DEFAULT_ALPHA = 0.05
+DEFAULT_POWER = 0.8
+ASSUMPTIONS = (
+    "normal approximation, two-sided test; the SE of the difference shrinks as 1/sqrt(n) from the reference's; "
+    "new prompts drawn like the reference's, the models compared vary as the reference's did"
+)
+INDEPENDENT = "; independent runs: se_difference = sqrt(se_a^2 + se_b^2), no pairing gain (conservative)"
+
+
+def check_positive(name: str, value: object) -> None:
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if not real or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+
+
+def check_probability(name: str, value: object) -> None:
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if not real or not 0 < value < 1:
+        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
+
+
+def z_sum(alpha: float, power: float) -> float:
+    """z_{1 - alpha/2} + z_{power}: 2.80 at alpha 0.05 and power 0.8."""
+    check_probability("alpha", alpha)
+    check_probability("power", power)
+    return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+
+
+def minimum_detectable_difference(
+    se_difference: float, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER
+) -> float:
+    """The smallest true difference detected with probability `power` by a two-sided test at `alpha`."""
+    if se_difference == 0:
+        return 0.0
+    check_positive("se_difference", se_difference)
+    return z_sum(alpha, power) * se_difference
+
+
+def independent_se(se_a: float, se_b: float | None = None) -> float:
+    """SE of a difference between two runs on different prompts, sqrt(se_a^2 + se_b^2) (se_b = se_a if not
+    given): what a planned comparison needs when the reference is a single run."""
+    se_b = se_a if se_b is None else se_b
+    check_positive("se_a", se_a)
+    check_positive("se_b", se_b)
+    return math.hypot(se_a, se_b)
+
+
+@dataclass(frozen=True)
+class PowerPlan:
+    """How many prompts detect `difference` with probability `power` at `alpha`, and the SE of the difference then."""
+
+    prompts: int
+    difference: float
+    se_difference: float
+    alpha: float
+    power: float
+    assumptions: str
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        return {
+            "prompts": self.prompts,
+            "difference": self.difference,
+            "se_difference": self.se_difference,
+            "alpha": self.alpha,
+            "power": self.power,
+            "assumptions": self.assumptions,
+        }
+
+
+def prompts_needed(
+    difference: float,
+    se_difference: float,
+    n_reference: int,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+    paired: bool = True,
+) -> PowerPlan:
+    """Prompts a run needs to detect `difference`, from the SE of a difference measured on `n_reference` prompts.
+
+    n = ceil(n_reference * ((z_{1-alpha/2} + z_power) * se_difference / difference)^2). For a paired reference
+    (two runs on shared prompts) pass the paired difference's SE; for a single reference run pass
+    `independent_se(se)` and `paired=False`, which the assumptions then state.
+    """
+    real = isinstance(difference, numbers.Real) and not isinstance(difference, (bool, np.bool_))
+    if not real or not math.isfinite(difference) or difference == 0:
+        raise ValueError(f"difference must be a non-zero number, got {difference!r}")
+    check_positive("se_difference", se_difference)
+    if isinstance(n_reference, bool) or not isinstance(n_reference, numbers.Integral) or n_reference < 1:
+        raise ValueError(f"n_reference must be a positive integer, got {n_reference!r}")
+    needed = n_reference * (z_sum(alpha, power) * se_difference / abs(difference)) ** 2
+    prompts = max(1, math.ceil(needed - 1e-9))  # an exact fit is not rounded up by float noise
+    return PowerPlan(
+        prompts=prompts,
+        difference=float(difference),
+        se_difference=se_difference * math.sqrt(n_reference / prompts),
+        alpha=alpha,
+        power=power,
+        assumptions=ASSUMPTIONS + ("" if paired else INDEPENDENT),
+    )

@@ -1,0 +1,257 @@
+"""The resampling math against textbook figures and hand computations, on synthetic data with known answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from longform_eval.metric import uncertainty
+from longform_eval.metric.uncertainty import (
+    Design,
+    affine,
+    cluster_sums,
+    independent_difference,
+    interval,
+    interval_method,
+    intervals,
+    mean,
+    paired_difference,
+    product,
+    rank_ranges,
+    ratio,
+    replicates,
+    shared_units,
+    statistic_interval,
+    stratified_mean,
+    weighted_sum,
+)
+from longform_eval.metric.uncertainty.comparison import bootstrap_p_value, ranks
+from longform_eval.metric.uncertainty.resampling import column_sums, resample_counts
+
+
+def test_the_module_example_runs():
+    import doctest
+
+    assert doctest.testmod(uncertainty).failed == 0
+
+
+@pytest.mark.parametrize("draw", ["normal", "exponential"])
+def test_a_plain_mean_agrees_with_the_textbook_normal_interval(draw):
+    rng = np.random.default_rng(7)
+    values = rng.normal(50, 20, 20_000) if draw == "normal" else rng.exponential(10, 20_000)
+    found = interval(mean(values), Design.simple(len(values)), rounds=2000, seed=0)
+    se = values.std(ddof=1) / np.sqrt(len(values))
+    width = 2 * 1.959964 * se
+    assert found.point == pytest.approx(values.mean())
+    assert found.se == pytest.approx(se, rel=0.05)
+    assert found.low == pytest.approx(values.mean() - 1.959964 * se, abs=0.05 * width)
+    assert found.high == pytest.approx(values.mean() + 1.959964 * se, abs=0.05 * width)
+    assert (found.n, found.rounds, found.dropped) == (20_000, 2000, 0)
+
+
+def test_the_same_seed_gives_the_same_interval_and_another_seed_another():
+    values = np.random.default_rng(1).normal(size=500)
+    design = Design.simple(500)
+    first, again = interval(mean(values), design, seed=3), interval(mean(values), design, seed=3)
+    assert first == again
+    assert interval(mean(values), design, seed=4) != first
+
+
+def test_stratified_resampling_keeps_every_stratum_size():
+    labels = ["a"] * 7 + ["b"] * 300 + ["c"] * 1 + ["a"] * 5 + ["b"] * 20
+    design = Design.stratified(labels, by="task")
+    indicators = np.column_stack([[label == name for label in labels] for name in "abc"]).astype(float)
+    sums = column_sums(indicators, design, 500, np.random.default_rng(0))
+    assert (sums == [12, 320, 1]).all()
+    counts = np.vstack(list(resample_counts(design, 500, np.random.default_rng(0))))
+    assert counts.std(axis=0).max() > 0.5  # units are redrawn, not kept: only the strata sizes hold
+
+
+def test_resample_counts_come_in_chunks_that_bound_memory(monkeypatch):
+    monkeypatch.setattr("longform_eval.metric.uncertainty.resampling.CHUNK_ENTRIES", 1000)
+    design = Design.simple(100)
+    chunks = list(resample_counts(design, 35, np.random.default_rng(0)))
+    assert [len(c) for c in chunks] == [10, 10, 10, 5]
+    assert all((c.sum(axis=1) == 100).all() for c in chunks)
+
+
+def test_a_stratified_mean_is_the_mean_of_stratum_means_and_skips_empty_strata():
+    values = np.array([10.0, 20.0, 30.0, 100.0, np.nan, np.nan])
+    strata = ["x", "x", "x", "y", "z", "z"]
+    figure = stratified_mean(values, strata)
+    assert figure.point() == pytest.approx((20 + 100) / 2)  # z has no scored unit: left out, as the scorers do
+    assert figure.n == 4
+
+
+def test_a_resample_without_a_scored_unit_in_a_stratum_is_dropped_and_counted():
+    values = np.array([1.0, 2.0, 3.0, 4.0, 5.0, np.nan, np.nan, 7.0])
+    strata = ["a"] * 5 + ["b"] * 3  # b's single scored unit is missed in (2/3)^3 = 30% of resamples
+    found = interval(stratified_mean(values, strata), Design.stratified(strata), rounds=2000, seed=0)
+    assert found.dropped + found.rounds == 2000
+    assert 0.25 < found.dropped / 2000 < 0.35
+
+
+def test_an_undefined_figure_has_no_interval():
+    values = np.full(10, np.nan)
+    assert mean(values).point() is None
+    assert intervals({"empty": mean(values)}, Design.simple(10))["empty"] is None
+
+
+def test_a_pooled_ratio_equals_the_pooled_figure_and_the_cluster_bootstrap_is_wider():
+    rng = np.random.default_rng(2)
+    items, checks = 400, 16
+    item_rates = rng.beta(2, 2, items)  # checks of one item are alike: strong within-item correlation
+    yes = rng.random((items, checks)) < item_rates[:, None]
+    judged = rng.random((items, checks)) < 0.9
+    per_check_yes, per_check_judged = (yes & judged).ravel().astype(float), judged.ravel().astype(float)
+    labels, sums = cluster_sums(np.repeat(np.arange(items), checks), np.column_stack([per_check_yes, per_check_judged]))
+    assert labels == list(range(items))
+    clustered = interval(ratio(sums[:, 0], sums[:, 1]), Design.simple(items, unit="item"), seed=0)
+    naive = interval(ratio(per_check_yes, per_check_judged), Design.simple(items * checks, unit="check"), seed=0)
+    assert clustered.point == pytest.approx(per_check_yes.sum() / per_check_judged.sum())
+    assert naive.point == pytest.approx(clustered.point)
+    assert clustered.width > 2 * naive.width
+    assert clustered.n == items
+
+
+def correlated_runs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    difficulty = rng.normal(50, 20, n)  # what a prompt does to both runs
+    return difficulty + rng.normal(0, 5, n), difficulty + 1 + rng.normal(0, 5, n)
+
+
+def test_a_paired_difference_is_narrower_than_the_independent_one_on_correlated_runs():
+    a, b = correlated_runs(600, 3)
+    design = Design.simple(600)
+    paired = paired_difference(mean(a), mean(b), design)
+    independent = independent_difference(mean(a), design, mean(b), design)
+    assert paired.difference == pytest.approx(a.mean() - b.mean()) == independent.difference
+    assert paired.high - paired.low < 0.5 * (independent.high - independent.low)
+    assert paired.se == pytest.approx(np.std(a - b, ddof=1) / np.sqrt(600), rel=0.06)
+    assert paired.distinguishable and paired.high < 0 and paired.p_value < 0.01
+    assert not independent.distinguishable  # the separate intervals overlap: only the pairing tells them apart
+    assert (paired.n_paired, independent.n_paired) == (600, None)
+
+
+def test_a_difference_whose_interval_holds_zero_is_not_distinguishable():
+    rng = np.random.default_rng(4)
+    difficulty = rng.normal(0, 10, 300)
+    a, b = difficulty + rng.normal(0, 3, 300), difficulty + rng.normal(0, 3, 300)
+    found = paired_difference(mean(a), mean(b), Design.simple(300), seed=0)
+    assert found.low < 0 < found.high and not found.distinguishable
+    assert found.p_value > 0.05
+    assert found.to_dict()["distinguishable"] is False
+
+
+def test_n_paired_counts_the_units_both_figures_rest_on():
+    a = np.array([1.0, 2.0, np.nan, 4.0, 5.0])
+    b = np.array([1.0, np.nan, 3.0, 4.0, 6.0])
+    both = np.isfinite(a) & np.isfinite(b)
+    found = paired_difference(mean(a, scored=both), mean(b, scored=both), Design.simple(5), rounds=200)
+    assert found.n_paired == 3
+    assert found.difference == pytest.approx((1 + 4 + 5) / 3 - (1 + 4 + 6) / 3)
+
+
+def test_the_bootstrap_p_value_is_never_zero_and_counts_both_sides():
+    assert bootstrap_p_value(np.ones(999)) == pytest.approx(2 / 1000)
+    assert bootstrap_p_value(np.array([-1.0, 1.0, 2.0, 3.0])) == pytest.approx(2 * 2 / 5)
+    assert bootstrap_p_value(np.zeros(10)) == 1.0
+
+
+def test_rank_ranges_a_clear_winner_and_two_tied_runs():
+    rng = np.random.default_rng(5)
+    difficulty = rng.normal(0, 10, 400)
+    runs = {
+        "best": mean(difficulty + 20 + rng.normal(0, 3, 400)),
+        "tied_1": mean(difficulty + rng.normal(0, 3, 400)),
+        "tied_2": mean(difficulty + rng.normal(0, 3, 400)),
+        "worst": mean(difficulty - 20 + rng.normal(0, 3, 400)),
+    }
+    found = rank_ranges(runs, Design.simple(400), seed=0)
+    assert (found["best"].best, found["best"].worst) == (1, 1)
+    assert (found["worst"].best, found["worst"].worst) == (4, 4)
+    assert (found["tied_1"].best, found["tied_1"].worst) == (2, 3) == (found["tied_2"].best, found["tied_2"].worst)
+    assert {found["tied_1"].rank, found["tied_2"].rank} == {2, 3}
+    lower_better = rank_ranges(runs, Design.simple(400), seed=0, higher_is_better=False)
+    assert lower_better["worst"].to_dict() == {"rank": 1, "best": 1, "worst": 1}
+
+
+def test_tied_values_share_the_better_rank():
+    assert ranks(np.array([[3.0, 5.0, 5.0, 1.0]])).tolist() == [[3, 1, 1, 4]]
+
+
+def test_composed_figures_match_their_hand_computed_points():
+    rng = np.random.default_rng(6)
+    x, y = rng.uniform(0, 100, 50), rng.uniform(0, 100, 50)
+    y[[3, 7]] = np.nan
+    assert affine(mean(x), 4, -300).point() == pytest.approx(4 * x.mean() - 300)
+    both = weighted_sum([mean(x), mean(y)], [0.5, 0.5])
+    assert both.point() == pytest.approx((x.mean() + np.nanmean(y)) / 2)
+    assert both.n == 50
+    assert product(mean(x), mean(y), 0.01).point() == pytest.approx(x.mean() * np.nanmean(y) / 100)
+    draws = replicates([mean(x), both], Design.simple(50), 300, 1)
+    assert draws.shape == (300, 2) and np.isfinite(draws).all()
+
+
+def test_one_call_gives_every_figure_the_same_resamples_as_a_call_for_it_alone():
+    x = np.random.default_rng(8).normal(size=200)
+    design = Design.simple(200)
+    together = intervals({"mean": mean(x), "scaled": affine(mean(x), 2)}, design, seed=9)
+    assert together["mean"] == interval(mean(x), design, seed=9)
+    assert together["scaled"].low == pytest.approx(2 * together["mean"].low)
+
+
+def test_a_statistic_of_weighted_units_sees_the_same_resamples_as_the_figures():
+    rng = np.random.default_rng(10)
+    values = rng.normal(size=300)
+    labels = ["a", "b", "c"] * 100  # interleaved strata: the counts must come back in the units' own order
+    design = Design.stratified(labels)
+    as_figure = interval(stratified_mean(values, labels), design, rounds=300, seed=2)
+    codes = np.array([ord(label) for label in labels])
+
+    def stratum_means(counts: np.ndarray) -> float:
+        return float(np.mean([np.average(values[codes == c], weights=counts[codes == c]) for c in np.unique(codes)]))
+
+    as_statistic = statistic_interval(stratum_means, design, rounds=300, seed=2)
+    assert as_statistic.point == pytest.approx(as_figure.point)
+    assert (as_statistic.low, as_statistic.high, as_statistic.se) == pytest.approx(
+        (as_figure.low, as_figure.high, as_figure.se)
+    )
+
+
+def test_interval_method_names_the_units_the_strata_and_the_seed():
+    design = Design.stratified(["chat", "qa"], by="task")
+    assert (
+        interval_method(design) == "95% percentile bootstrap over prompts, stratified by task, 2000 resamples, seed 0"
+    )
+    items = Design.simple(3, unit="item")
+    assert interval_method(items, 500, 7, 0.9) == "90% percentile bootstrap over items, 500 resamples, seed 7"
+
+
+def test_shared_units_aligns_two_runs_on_the_ids_both_have():
+    ids, index_a, index_b = shared_units(["p1", "p2", "p3", "p4"], ["p4", "p9", "p2"])
+    assert ids == ["p2", "p4"]
+    assert index_a.tolist() == [1, 3] and index_b.tolist() == [2, 0]
+    with pytest.raises(ValueError, match="ids_b: id 'p4' appears more than once"):
+        shared_units(["p1"], ["p4", "p4"])
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: interval(mean([1.0, 2.0]), Design.simple(2), rounds=1), "rounds must be an integer >= 2, got 1"),
+        (lambda: interval(mean([1.0, 2.0]), Design.simple(2), seed=-1), "seed must be an integer >= 0, got -1"),
+        (lambda: interval(mean([1.0, 2.0]), Design.simple(2), level=95), "level must be a number in"),
+        (lambda: interval(mean([1.0, 2.0]), Design.simple(3)), "figure 'figure': has 2 prompts, the design 3"),
+        (lambda: mean([1.0, np.nan], scored=[True, True]), r"values\[1\]: nan is not a finite number at a scored"),
+        (lambda: mean([1.0, 2.0], scored=[True]), "scored: 1 flags for 2 values"),
+        (lambda: stratified_mean([1.0, 2.0], ["a"]), "strata: 1 labels for 2 values"),
+        (lambda: ratio([1.0], [1.0, 2.0]), "ratio: numerator"),
+        (lambda: weighted_sum([mean([1.0]), mean([1.0, 2.0])], [1, 1]), "different numbers of units"),
+        (lambda: Design.simple(0), "n_units must be a positive integer, got 0"),
+        (lambda: rank_ranges({"m": mean([np.nan])}, Design.simple(1)), "run 'm': the figure is undefined"),
+    ],
+)
+def test_bad_arguments_are_refused_with_a_one_line_reason(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
