@@ -56,14 +56,14 @@ def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]
 
 def figure_intervals(benchmark: Benchmark, units: UnitTable, figures: dict) -> tuple[dict, str]:
     """The bootstrap's intervals, or where a stratum has a single scored unit (the demo's one prompt per task) the
-    pooled normal ones, and the method's name."""
+    pooled normal ones, and the method's name; a figure resting on one unit has none (it shows no spread)."""
     design, column = units.design(), benchmark.judge_noise_column
     if column is not None and sparse_strata(design, np.isfinite(units[column])):
         found = {name: pooled_interval(builder(benchmark, units, column, name), units[column]) for name in figures}
         return found, pooled_method(design)
-    return intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED), interval_method(
-        design, DEFAULT_ROUNDS, DEFAULT_SEED
-    )
+    found = intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED)
+    spread = {name: None if found[name] is None or found[name].n < 2 else found[name] for name in found}
+    return spread, interval_method(design, DEFAULT_ROUNDS, DEFAULT_SEED)
 
 
 def builder(benchmark: Benchmark, units: UnitTable, column: str, name: str):

@@ -89,7 +89,7 @@ def test_sample_keys_round_trip_and_split():
     assert split == [{"a": 1}, {"a": 2, "b": 3}]
 
 
-def test_one_prompt_per_task_gets_a_pooled_interval_not_a_zero_width_one(gpt4o_replays, tmp_path):
+def test_one_prompt_per_task_gets_a_pooled_interval_not_a_zero_width_one(gpt4o_replays, tmp_path, capsys):
     """The demo's selection: a bootstrap within a task of one prompt never varies; the pooled interval does."""
     generations, verdicts = gpt4o_replays
     out = tmp_path / "run"
@@ -103,3 +103,7 @@ def test_one_prompt_per_task_gets_a_pooled_interval_not_a_zero_width_one(gpt4o_r
     rows = [r["row_score"] for r in scores["rows"]]
     expected_se = 4 * statistics.stdev(rows) / len(rows) ** 0.5  # (mean of 5 task means - 75) * 4, pooled variance
     assert overall["se"] == pytest.approx(expected_se, rel=1e-4)
+    summary = capsys.readouterr().out.split("\nsummary\n", 1)[1]
+    headline = next(line for line in summary.splitlines() if line.strip().startswith("score "))
+    low, high = (f"{overall[k]:.2f}" for k in ("low", "high"))
+    assert f"{scores['overall']:.2f} [{low}, {high}]" in headline  # the main job's summary: figure and interval
