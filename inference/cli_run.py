@@ -34,7 +34,8 @@ from .config import ModelSpec
 from .parallel import is_main_process
 from .power_plan import PowerReference, power_lines, power_reference
 from .report import print_leaderboard, save_invocation, summary_lines, write_report
-from .report_comparisons import comparisons_path, print_comparison_view
+from .report_comparisons import comparisons_path
+from .report_comparisons_view import print_comparison_view
 from .report_lengths import print_length_view
 from .report_pairwise import print_pairwise_view
 from .runner import Run, RunConfig

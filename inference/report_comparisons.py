@@ -40,12 +40,12 @@ from longform_eval.metric.uncertainty import (
     rank_ranges,
     shared_units,
 )
+from longform_eval.metric.uncertainty.intervals import normal_interval
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from .benchmarks import Benchmark
 from .report import benchmark_of, load_scores
 from .report_lengths import output_folder
-from .report_tables import markdown_table
 from .runner import Run
 from .runner.scoring import sample_scores
 from .runner.uncertainty import run_units
@@ -53,7 +53,6 @@ from .runner.uncertainty import run_units
 FILE = "comparisons.json"
 WRITTEN_BY = "longform-eval report"
 OURS = f'the comparisons files it writes are JSON objects with "written_by": "{WRITTEN_BY}"'
-TIE = "tie (not distinguishable)"
 METHOD = (
     f"a - b on the units both runs scored (a unit either left unscored is left out of both), {DEFAULT_LEVEL:.0%} "
     f"percentile bootstrap of the difference with both figures on the same resamples ({DEFAULT_ROUNDS} resamples, "
@@ -183,17 +182,16 @@ def independent_fields(a: ComparedRun, b: ComparedRun, name: str) -> dict[str, A
     se_a, se_b = ((run.scores.get("intervals", {}).get(name) or {}).get("se") for run in (a, b))
     if None in (value_a, value_b, se_a, se_b) or math.hypot(se_a, se_b) == 0:
         return difference_fields(None, 0) | {"n_paired": None}
-    se = math.hypot(se_a, se_b)
-    difference, half = value_a - value_b, norm.ppf((1 + DEFAULT_LEVEL) / 2) * se
+    found = normal_interval(value_a - value_b, math.hypot(se_a, se_b), 0)
     return {
         "n_paired": None,
-        "difference": difference,
-        "low": difference - half,
-        "high": difference + half,
-        "se": se,
-        "p_value": float(2 * norm.sf(abs(difference) / se)),
-        "distinguishable": abs(difference) > half,
-        "minimum_detectable": minimum_detectable_difference(se),
+        "difference": found.point,
+        "low": found.low,
+        "high": found.high,
+        "se": found.se,
+        "p_value": float(2 * norm.sf(abs(found.point) / found.se)),
+        "distinguishable": not found.contains(0.0),
+        "minimum_detectable": minimum_detectable_difference(found.se),
     }
 
 
@@ -245,7 +243,7 @@ def comparisons_document(runs: list[ComparedRun]) -> dict[str, Any] | None:
     }
 
 
-# ----- the file and the printed section -----------------------------------------------------------------------------
+# ----- the file ---------------------------------------------------------------------------------------------------
 def comparisons_path(folders: Sequence[Path]) -> Path:
     """Where `comparisons.json` goes; an OutputFileError if a file there was not written by `longform-eval report`."""
     return check_new_or_ours(output_folder(list(folders)) / FILE, "the comparisons file", is_ours, OURS)
@@ -267,85 +265,3 @@ def write_comparisons(folders: Sequence[Path]) -> tuple[Path, dict[str, Any]] | 
         return None
     write_text_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return path, document
-
-
-def number(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def with_interval(value: float | None, low: float | None, high: float | None) -> str:
-    """`48.55 [45.71, 51.40]` (a private stand-in for report_tables' interval formatter)."""
-    return number(value) if low is None or high is None else f"{number(value)} [{number(low)}, {number(high)}]"
-
-
-def verdict(entry: dict[str, Any]) -> str:
-    if entry["distinguishable"] is None:
-        return "- (undefined on the shared units)"
-    if not entry["distinguishable"]:
-        return TIE
-    return f"{entry['a'] if entry['difference'] > 0 else entry['b']} higher"
-
-
-def rank_lines(ranks: dict[str, Any]) -> list[str]:
-    name, unit = ranks["figure"], ranks["unit"]
-    rows = [
-        (row["run"], row["model"], with_interval(row["value"], row["low"], row["high"]))
-        + (("-", "-") if row["rank"] is None else (row["rank"], f"{row['best']}..{row['worst']}"))
-        for row in ranks["runs"]
-    ]
-    return [
-        *markdown_table(("run", "model", f"{name} [95% CI]", "rank", "rank range"), rows),
-        "",
-        f"Ranks and rank ranges on {name} over the {ranks['n_shared']} {unit}s all {len(rows)} runs scored; each "
-        "run's interval is its own, over all its units.",
-    ]
-
-
-def difference_lines(entries: list[dict[str, Any]]) -> list[str]:
-    rows = [
-        (e["a"], e["b"], with_interval(e["difference"], e["low"], e["high"]), number(e["p_value"], 4))
-        + (e["n_paired"] if e["n_paired"] is not None else "unpaired", number(e["minimum_detectable"]), verdict(e))
-        for e in entries
-    ]
-    header = ("a", "b", "a - b [95% CI]", "p", "paired units", "detectable at 80% power", "verdict")
-    return markdown_table(header, rows)
-
-
-def others_line(entries: list[dict[str, Any]]) -> list[str]:
-    if not entries:
-        return []
-    names = ", ".join(dict.fromkeys(e["figure"] for e in entries))
-    ties = sum(1 for e in entries if e["distinguishable"] is False)
-    apart = sum(1 for e in entries if e["distinguishable"])
-    undefined = len(entries) - ties - apart
-    none = f", {undefined} undefined" if undefined else ""
-    return ["", f"Other figures ({names}): {apart} differences distinguishable, {ties} ties{none}; each in {FILE}."]
-
-
-def section_lines(document: dict[str, Any]) -> list[str]:
-    lines = [
-        "# Paired comparisons",
-        "",
-        "a - b on the units both runs scored, with its paired 95% bootstrap interval: a difference whose interval "
-        f"holds 0 is a {TIE}, whatever the order of the two figures. Rank ranges (as Chatbot Arena shows): the "
-        "ranks a run takes over the middle 95% of resamples.",
-    ]
-    for config in document["configs"]:
-        headline = config["rank_ranges"]["figure"]
-        mine = [e for e in document["comparisons"] if e["benchmark"] == config["benchmark"]]
-        mixed = [f"The runs were judged by {len(config['judges'])} judges ({', '.join(config['judges'])})."]
-        lines += ["", f"## {config['benchmark']}: {headline}", "", *(mixed + [""] if len(config["judges"]) > 1 else [])]
-        lines += [*rank_lines(config["rank_ranges"]), ""]
-        lines += difference_lines([e for e in mine if e["figure"] == headline])
-        lines += others_line([e for e in mine if e["figure"] != headline])
-    return lines
-
-
-def print_comparison_view(folders: Sequence[Path]) -> None:
-    """Print the section and where comparisons.json was written, for `longform-eval report`; nothing when no two
-    given runs share a benchmark config."""
-    written = write_comparisons(folders)
-    if written is not None:
-        path, document = written
-        print("\n" + "\n".join(section_lines(document)))
-        print(path)

@@ -9,10 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .benchmarks import Benchmark
 from .report_tables import fmt
+from .runner.folder import CONFIG_FILE, read_config
 
 
 def interval_sentences(scores: dict[str, Any]) -> list[str]:
@@ -54,9 +53,9 @@ GREEDY_JUDGE = (
 
 def judge_temperature(folder: Path) -> float | None:
     """The judge's sampling temperature recorded in the run's config.yaml (None: not recorded)."""
-    path = Path(folder) / "config.yaml"
-    config = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
-    judging = (config or {}).get("judge_generation") if isinstance(config, dict) else None
+    if not (Path(folder) / CONFIG_FILE).is_file():
+        return None
+    judging = read_config(Path(folder)).get("judge_generation")
     return judging.get("temperature") if isinstance(judging, dict) else None
 
 

@@ -19,6 +19,7 @@ from longform_eval.metric.pairwise import Outcome, StyleFeatures
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 from longform_eval.metric.pairwise.uncertainty import WIN_VALUE, pairwise_figures
 from longform_eval.metric.uncertainty import Figure
+from longform_eval.metric.uncertainty.intervals import normal_interval
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
@@ -31,7 +32,6 @@ from .pairwise_scores import JudgedItem, score_items
 from .pairwise_section import EVEN, pairwise_section
 
 PARSER = "verdict"
-NORMAL_95 = 1.959963984540054
 
 
 class PairwiseArgs(BenchmarkArgs):
@@ -164,15 +164,9 @@ class PairwiseBenchmark(Benchmark):
         fitted = scores.get("length_controlled") or {}
         if fitted.get("standard_error") is None or fitted.get("length_controlled_win_rate") is None:
             return {}
-        point, se = fitted["length_controlled_win_rate"], fitted["standard_error"]
-        half = NORMAL_95 * se
+        interval = normal_interval(fitted["length_controlled_win_rate"], fitted["standard_error"], fitted["n"])
         method = "normal 95% interval from the GLM's standard error (alpaca_eval's lc_standard_error)"
-        return {
-            "length_controlled_win_rate": (
-                {"low": point - half, "high": point + half, "se": se, "n": fitted["n"]},
-                method,
-            )
-        }
+        return {"length_controlled_win_rate": (interval.to_dict(), method)}
 
     def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
         return [

@@ -11,7 +11,7 @@ from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
 from .judge_samples import verdicts_by_sample
-from .schema import ScoreReport
+from .schema import JudgementRecord, ScoreReport
 from .uncertainty import apply_points, uncertainty_fields
 
 if TYPE_CHECKING:
@@ -22,10 +22,11 @@ def verdict_of(record) -> Any:
     return Unscored(record.unscored_reason or "unscored") if record.verdict is None else record.verdict
 
 
-def sample_scores(run: Run) -> list[dict[str, Any]]:
-    """The benchmark's figures once per judge sample (sample 0 first), each from that sample's verdicts."""
+def sample_scores(run: Run, judgements: dict[str, JudgementRecord] | None = None) -> list[dict[str, Any]]:
+    """The benchmark's figures once per judge sample (sample 0 first), each from that sample's verdicts
+    (`judgements`: the run's current ones, when the caller has read them already)."""
     responses = {sample_id: text for sample_id, (text, _) in run.responses().items()}
-    judgements = run.current_judgements()
+    judgements = run.current_judgements() if judgements is None else judgements
     verdicts = verdicts_by_sample({k: verdict_of(j) for k, j in judgements.items()}, run.config.judge_samples)
     return [run.benchmark.score(run.rows, responses, sample) for sample in verdicts]
 
@@ -33,7 +34,7 @@ def sample_scores(run: Run) -> list[dict[str, Any]]:
 def score_run(run: Run) -> dict[str, Any]:
     generations = run.current_generations()
     judgements = run.current_judgements()
-    samples = sample_scores(run)
+    samples = sample_scores(run, judgements)
     figures = samples[0]
     uncertainty = uncertainty_fields(run.benchmark, samples)
     points = uncertainty.pop("points", {})

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 from .design import Design
 from .figures import Figure
@@ -55,6 +56,13 @@ class Interval:
 
     def contains(self, value: float) -> bool:
         return self.low <= value <= self.high
+
+
+def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL) -> Interval:
+    """point ± z * se: the interval of a figure whose SE comes from elsewhere than a bootstrap (a model's own standard
+    error, a linearisation), with `rounds` 0."""
+    half = float(norm.ppf((1 + level) / 2)) * se
+    return Interval(point, point - half, point + half, se, n, rounds=0, level=level)
 
 
 def percentile_bounds(draws: np.ndarray, level: float) -> tuple[float, float]:

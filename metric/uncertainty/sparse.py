@@ -11,11 +11,10 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy.stats import norm
 
 from .design import Design
 from .figures import Figure
-from .intervals import DEFAULT_LEVEL, Interval
+from .intervals import DEFAULT_LEVEL, Interval, normal_interval
 from .judge_noise import influence
 
 METHOD = (
@@ -44,8 +43,7 @@ def pooled_interval(
     if scored.sum() < 2 or point is None or slopes is None:
         return None
     se = float(np.std(values[scored], ddof=1) * math.sqrt(float((slopes[scored] ** 2).sum())))
-    half = float(norm.ppf((1 + level) / 2)) * se
-    return Interval(point, point - half, point + half, se, int(scored.sum()), rounds=0, level=level)
+    return normal_interval(point, se, int(scored.sum()), level)
 
 
 def pooled_method(design: Design) -> str:

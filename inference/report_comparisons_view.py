@@ -1,0 +1,93 @@
+"""The printed section of `longform-eval report` over several runs: each config's runs with their figure, interval,
+rank and rank range, then the differences of the headline figure, ties marked as such (never as a ranking), and a
+line on the other figures. The figures are `report_comparisons`' (comparisons.json)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .report_comparisons import FILE, write_comparisons
+from .report_tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
+
+TIE = "tie (not distinguishable)"
+
+
+def with_interval(value: float | None, low: float | None, high: float | None) -> str:
+    """`48.55 [45.71, 51.40]`, or the figure alone when it has no interval."""
+    bounds = NO_INTERVALS if low is None or high is None else {"low": low, "high": high}
+    return fmt_interval(value, bounds)
+
+
+def verdict(entry: dict[str, Any]) -> str:
+    if entry["distinguishable"] is None:
+        return "- (undefined on the shared units)"
+    if not entry["distinguishable"]:
+        return TIE
+    return f"{entry['a'] if entry['difference'] > 0 else entry['b']} higher"
+
+
+def rank_lines(ranks: dict[str, Any]) -> list[str]:
+    name, unit = ranks["figure"], ranks["unit"]
+    rows = [
+        (row["run"], row["model"], with_interval(row["value"], row["low"], row["high"]))
+        + (("-", "-") if row["rank"] is None else (row["rank"], f"{row['best']}..{row['worst']}"))
+        for row in ranks["runs"]
+    ]
+    return [
+        *markdown_table(("run", "model", f"{name} [95% CI]", "rank", "rank range"), rows),
+        "",
+        f"Ranks and rank ranges on {name} over the {ranks['n_shared']} {unit}s all {len(rows)} runs scored; each "
+        "run's interval is its own, over all its units.",
+    ]
+
+
+def difference_lines(entries: list[dict[str, Any]]) -> list[str]:
+    rows = [
+        (e["a"], e["b"], with_interval(e["difference"], e["low"], e["high"]), fmt(e["p_value"], 4))
+        + (e["n_paired"] if e["n_paired"] is not None else "unpaired", fmt(e["minimum_detectable"]), verdict(e))
+        for e in entries
+    ]
+    header = ("a", "b", "a - b [95% CI]", "p", "paired units", "detectable at 80% power", "verdict")
+    return markdown_table(header, rows)
+
+
+def others_line(entries: list[dict[str, Any]]) -> list[str]:
+    if not entries:
+        return []
+    names = ", ".join(dict.fromkeys(e["figure"] for e in entries))
+    ties = sum(1 for e in entries if e["distinguishable"] is False)
+    apart = sum(1 for e in entries if e["distinguishable"])
+    undefined = len(entries) - ties - apart
+    none = f", {undefined} undefined" if undefined else ""
+    return ["", f"Other figures ({names}): {apart} differences distinguishable, {ties} ties{none}; each in {FILE}."]
+
+
+def section_lines(document: dict[str, Any]) -> list[str]:
+    lines = [
+        "# Paired comparisons",
+        "",
+        "a - b on the units both runs scored, with its paired 95% bootstrap interval: a difference whose interval "
+        f"holds 0 is a {TIE}, whatever the order of the two figures. Rank ranges (as Chatbot Arena shows): the "
+        "ranks a run takes over the middle 95% of resamples.",
+    ]
+    for config in document["configs"]:
+        headline = config["rank_ranges"]["figure"]
+        mine = [e for e in document["comparisons"] if e["benchmark"] == config["benchmark"]]
+        mixed = [f"The runs were judged by {len(config['judges'])} judges ({', '.join(config['judges'])})."]
+        lines += ["", f"## {config['benchmark']}: {headline}", "", *(mixed + [""] if len(config["judges"]) > 1 else [])]
+        lines += [*rank_lines(config["rank_ranges"]), ""]
+        lines += difference_lines([e for e in mine if e["figure"] == headline])
+        lines += others_line([e for e in mine if e["figure"] != headline])
+    return lines
+
+
+def print_comparison_view(folders: Sequence[Path]) -> None:
+    """Print the section and where comparisons.json was written, for `longform-eval report`; nothing when no two
+    given runs share a benchmark config."""
+    written = write_comparisons(folders)
+    if written is not None:
+        path, document = written
+        print("\n" + "\n".join(section_lines(document)))
+        print(path)
