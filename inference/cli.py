@@ -16,11 +16,13 @@ from pydantic import ValidationError
 
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
+from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.metric import cli as metric_cli
 
 from . import cli_run
 from .backends import MissingExtraError
+from .hub import cli as hub_cli
 from .runner import RunConfigMismatch
 from .runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
 from .url_secrets import mask_url_secrets
@@ -60,10 +62,12 @@ def parser() -> argparse.ArgumentParser:
         help="also print the traceback of an error; unlike the error line, it is printed unmasked (URL secrets in it "
         "are shown)",
     )
+    root.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     subparsers = root.add_subparsers(dest="command", required=True)  # subcommands are OneLineParsers too
     dataset_cli.add_commands(subparsers)
     metric_cli.add_commands(subparsers)
     cli_run.add_commands(subparsers)
+    hub_cli.add_commands(subparsers)
     add_plugin_commands(subparsers)
     return root
 

@@ -27,9 +27,7 @@ def cache_root() -> Path:
 def default_dataset(builder: str, options: dict[str, Any], source: str | None) -> Path:
     """The cached build of `builder` with `options` from `source`, built now if missing (one builder at a time)."""
     from longform_eval.dataset_builder import OutputFolderError, build
-    from longform_eval.dataset_builder.folder import read_marker
-
-    from .runner.config import package_version
+    from longform_eval.dataset_builder.folder import package_version, read_marker
 
     resolved = str(Path(source).resolve()) if source else None
     identity = json.dumps([builder, options, resolved, package_version()], sort_keys=True, default=str)

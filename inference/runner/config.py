@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,13 +27,6 @@ JUDGE_FIELDS = {
 
 class RunConfigMismatch(ValueError):
     pass
-
-
-def package_version() -> str:
-    try:
-        return version("longform-eval")
-    except PackageNotFoundError:
-        return "unknown"
 
 
 class RunConfig(BaseModel):

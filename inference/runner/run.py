@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.dataset_builder.folder import package_version
 
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
@@ -21,7 +22,7 @@ from ..dataset_rows import benchmark_rows
 from ..progress import console, stage_progress
 from ..records import RecordLog
 from ..url_secrets import mask_url_secrets
-from .config import RunConfig, RunConfigMismatch, bound_fields, package_version
+from .config import RunConfig, RunConfigMismatch, bound_fields
 from .folder import CONFIG_FILE, JUDGEMENT_LOGS, check_writable_folder, holds_records, read_config, validated_config
 from .judge_samples import sample_call, sample_settings, split_sample_key
 from .judging import JudgeRounds
