@@ -81,14 +81,14 @@ def dataset_loads(data: Path) -> Path:
     return Path("hellobench").resolve()
 
 
-def metrics_load_as_published(version: str) -> None:
+def metrics_load_as_published(data: Path, version: str) -> None:
     """`publish --stage` writes the release's repos as they would be uploaded; each metric Space folder is loaded
     with `evaluate.load` through the doctests of its module (its card's examples), from a `metric/` folder here."""
-    cli("publish", "--org", ORG, "--stage", "release")
+    cli("publish", "--org", ORG, "--stage", "release", "--source", str(data))
     Path("metric").mkdir()
     for name in METRICS:
-        published = next(Path("release").glob(f"**/{ORG}/{name}"), None)
-        check(published is not None and (published / f"{name}.py").is_file(), f"release has no metric repo {name}")
+        published = Path("release") / "spaces" / ORG / name
+        check((published / f"{name}.py").is_file(), f"the release has no metric Space {ORG}/{name}")
         requirements = (published / "requirements.txt").read_text(encoding="utf-8")
         check(f"{DISTRIBUTION}=={version}" in requirements, f"{name}/requirements.txt is not pinned: {requirements!r}")
         (Path("metric") / name).symlink_to(published.resolve(), target_is_directory=True)
@@ -160,7 +160,7 @@ def main() -> int:
         print("ok  the sdist holds the sources and package data")
         dataset = dataset_loads(args.data)
         print(f"ok  build hellobench --source; load_dataset(..., 'chat'): {CHAT_ROWS} rows")
-        metrics_load_as_published(version)
+        metrics_load_as_published(args.data, version)
         print(f"ok  publish --stage; evaluate.load of {', '.join(METRICS)} as published: card doctests pass")
         run = replay_run(args.data, dataset)
         print(f"ok  replay run end to end: {run}")

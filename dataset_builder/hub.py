@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 from pathlib import Path
 from typing import Any
 
 import yaml
 from huggingface_hub import HfApi
-from huggingface_hub.errors import OfflineModeIsEnabled
+from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
@@ -46,7 +48,32 @@ def upload_plan(folder: str | Path) -> list[str]:
 
 
 def is_offline() -> bool:
-    return any(os.environ.get(name, "").upper() in ("1", "ON", "YES", "TRUE") for name in OFFLINE_VARIABLES)
+    return bool(offline_variables())
+
+
+def offline_variables() -> list[str]:
+    """The offline-mode variables that are on."""
+    return [name for name in OFFLINE_VARIABLES if os.environ.get(name, "").upper() in ("1", "ON", "YES", "TRUE")]
+
+
+def offline_message(action: str) -> str | None:
+    """One line saying that `action` (e.g. "push x to y") cannot run because offline mode is on; None when off."""
+    names = offline_variables()
+    if not names:
+        return None
+    return f"Cannot {action}: offline mode is on ({' / '.join(names)}). Unset it and make sure the Hub is reachable."
+
+
+def unreachable_errors() -> tuple[type[BaseException], ...]:
+    """The errors huggingface_hub's HTTP client raises when the Hub cannot be reached (no answer, not an HTTP error).
+
+    Its transport errors (httpx2's in huggingface_hub 1.x/2.x) are not OSErrors, so they are named here.
+    """
+    errors: list[type[BaseException]] = [OfflineModeIsEnabled, ConnectionError, TimeoutError]
+    for module in ("httpx2", "httpx"):
+        with contextlib.suppress(ImportError, AttributeError):
+            errors.append(importlib.import_module(module).TransportError)
+    return tuple(errors)
 
 
 def push_to_hub(
@@ -65,11 +92,9 @@ def push_to_hub(
     """
     folder = Path(folder)
     files = upload_plan(folder)
-    if is_offline():
-        raise HubUnavailableError(
-            f"Cannot push {folder} to {repo_id}: offline mode is on ({' / '.join(OFFLINE_VARIABLES)}). "
-            "Unset it and make sure the Hub is reachable."
-        )
+    message = offline_message(f"push {folder} to {repo_id}")
+    if message:
+        raise HubUnavailableError(message)
     api = api or HfApi(token=token)
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
@@ -83,7 +108,9 @@ def push_to_hub(
             commit_message=commit_message or f"Upload {folder.name} built by longform-eval",
             allow_patterns=files,
         )
-    except (OfflineModeIsEnabled, ConnectionError, TimeoutError, OSError) as error:
+    except HfHubHTTPError:
+        raise  # the Hub answered (401, 403, ...): its own message says why
+    except (*unreachable_errors(), OSError) as error:
         if isinstance(error, FileNotFoundError):
             raise
         raise HubUnavailableError(f"Cannot push {folder} to {repo_id}: the Hub is unreachable ({error})") from error

@@ -31,6 +31,8 @@ from .cli_args import (
     options_from,
 )
 from .config import ModelSpec
+from .hub.run_copy import local_runs
+from .hub.sources import hub_or_local_path
 from .parallel import is_main_process
 from .power_plan import PowerReference, power_lines, power_reference
 from .report import print_leaderboard, save_invocation, summary_lines, write_report
@@ -74,7 +76,18 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     score.set_defaults(handler=command_score)
 
     report = subparsers.add_parser("report", help="write report.md + plots; several folders: a leaderboard")
-    report.add_argument("folders", type=Path, nargs="+")
+    report.add_argument(
+        "folders",
+        type=hub_or_local_path,
+        nargs="+",
+        metavar="FOLDER",
+        help="run folders; a run shared on the Hub as hf://datasets/ORG/NAME[/PATH] is reported in a local copy",
+    )
+    report.add_argument(
+        "--out",
+        type=out_folder,
+        help="with one hf:// run: the local folder for its copy and report (default runs/hf/ORG/NAME[/PATH])",
+    )
     report.set_defaults(handler=command_report)
 
     from .cli_agreement import add_agreement_command
@@ -265,6 +278,7 @@ def command_score(args: argparse.Namespace) -> int:
 
 
 def command_report(args: argparse.Namespace) -> int:
+    args.folders = local_runs(args.folders, args.out)  # a Hub run: its local copy (the HF cache stays read-only)
     if len(args.folders) > 1:
         comparisons_path(args.folders)  # refuses a comparisons.json it did not write before anything is written
     for folder in args.folders:

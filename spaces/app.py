@@ -2,21 +2,28 @@
 (HelloEval's preparation stage), and a live leaderboard.
 
 As a Hugging Face Space this file is the app (settings from LONGFORM_EVAL_RUNS, LONGFORM_EVAL_RELEASED,
-LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE; it listens where GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally:
+LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE, LONGFORM_EVAL_VOTES_REPO and LONGFORM_EVAL_VOTES_EVERY; it listens where
+GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally:
 `longform-eval space [--runs FOLDER [FOLDER ...]] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import signal
+import threading
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
+from longform_eval.inference.hub.sources import local_path
 from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
+from longform_eval.spaces.hub_votes import HubJournal, VotesRepo, keep_votes, votes_repo
 from longform_eval.spaces.leaderboard import (
     ANNOTATOR_HEADERS,
     ANNOTATOR_TYPES,
@@ -153,8 +160,11 @@ def arena_from_settings(
     source: str | None = None,
     seed: int | None = None,
     dataset: str | None = None,
+    votes: VotesRepo | None = None,
 ) -> Arena:
-    folders = run_folders(Path(p) for p in runs)
+    """The arena over `runs` (folders, or `hf://datasets/ORG/NAME[/PATH]`: downloaded once, read in the cache), its
+    votes in `db`, and with `votes` kept in that Hub repo too (restored from it first: see `hub_votes`)."""
+    folders = run_folders(local_path(p) for p in runs)
     pool = ResponsePool.load(folders, Path(released) if released else None, source, dataset)
     arena_judge = None
     if judge:
@@ -163,15 +173,20 @@ def arena_from_settings(
         from longform_eval.spaces.judging import ArenaJudge
 
         arena_judge = ArenaJudge(create_backend(ModelSpec.parse(judge)))
-    return Arena(pool, VoteStore(db), arena_judge, folders, seed)
+    store = VoteStore(db)
+    if votes is not None:
+        keep_votes(store, votes)
+    return Arena(pool, store, arena_judge, folders, seed)
 
 
 def run_paths(value: str | Sequence[str | Path] | None) -> list[str]:
-    """`--runs` (a list) or LONGFORM_EVAL_RUNS (folders separated by the path separator, ":" on Linux)."""
+    """`--runs` (a list) or LONGFORM_EVAL_RUNS: entries separated by the path separator (":" on Linux) or new lines;
+    an `hf://` path is one entry (its "://" is not a separator)."""
     if not value:
         return []
     if isinstance(value, str):
-        return [part for part in value.split(os.pathsep) if part]
+        separator = rf"{re.escape(os.pathsep)}(?!//)|\n"
+        return [part.strip() for part in re.split(separator, value) if part.strip()]
     return [str(part) for part in value]
 
 
@@ -190,8 +205,24 @@ def main(settings: dict[str, Any] | None = None) -> None:
         settings.get("judge") or os.environ.get("LONGFORM_EVAL_JUDGE"),
         settings.get("source"),
         dataset=settings.get("dataset") or os.environ.get("LONGFORM_EVAL_DATASET"),
+        votes=votes_repo(os.environ),
     )
-    launch(build_app(arena), settings)
+    journal = arena.store.journal if isinstance(arena.store.journal, HubJournal) else None
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, partial(stop, journal))
+    try:
+        launch(build_app(arena), settings)
+    finally:
+        if journal is not None:
+            journal.push()  # what was stored since the push on SIGTERM, or since the last scheduled push
+
+
+def stop(journal: HubJournal | None, signum: int, frame: Any) -> None:
+    """On SIGTERM (a Space restarting): push the votes to their repo at once (before the server's graceful close,
+    which waits for open connections), then stop as on Ctrl+C: the server closes and `launch` returns."""
+    if journal is not None:
+        journal.push()
+    raise KeyboardInterrupt
 
 
 def server_address(settings: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[str, int | None]:

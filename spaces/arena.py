@@ -2,12 +2,18 @@
 tested without a browser.
 
 A vote is one insert into the store and returns at once: the leaderboard is never computed in the vote handler
-but by `BoardCache` when someone looks at it.
+but by `BoardCache` when someone looks at it. A vote is stored only for a comparison this arena offered: its token
+signs the pair it was issued for (an HMAC with a key of this process), so a vote with no pair loaded, a forged or
+stale state, or a pair the pool does not hold is refused with a message, never stored.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import random
+import secrets
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +33,11 @@ LEVELS = ["0", "0.25", "0.5", "0.75", "1"]
 VOTES = {"A is better": "A", "B is better": "B", "Both good": "equally_good", "Both bad": "equally_bad"}
 ALREADY_VOTED = "**You already voted on this comparison; load a new one.**"
 ASK = "Which answer is better?"
+NO_PAIR = "**Not saved: no comparison is loaded; click *New comparison* first.**"
+NO_SUCH_PAIR = "**Not saved: this Space holds no such pair of answers; click *New comparison*.**"
+NOT_OFFERED = "**Not saved: this Space did not offer this comparison (or offered it before a restart); load one.**"
+PAIR_FIELDS = ("session", "item_id", "model_a", "model_b", "order")  # what a comparison token signs
+NONCE_CHARS = 24  # a token is a random nonce and its signature: 24 + 32 characters
 
 
 def pane(text: str) -> str:
@@ -58,6 +69,7 @@ class Arena:
         self.judge = judge
         self.board = BoardCache(runs)
         self.rng = random.Random(seed)
+        self.secret = secrets.token_bytes(32)  # signs the comparisons this arena offers
 
     def new_pair(self, group: str | None, subgroup: str | None, state: dict | None):
         """A random pair of answers to one question: (question, answer A, answer B, state, status line)."""
@@ -67,15 +79,13 @@ class Arena:
             check_text(subgroup or "", "subcategory filter", MAX_FILTER_LENGTH)
             pair = self.pool.random_pair(self.rng, group or None, subgroup or None)
         except (FieldError, LookupError) as error:
+            for name in (*PAIR_FIELDS[1:], "token"):  # the pair shown before is gone from the page: no vote for it
+                state.pop(name, None)
             return "", "", "", state, f"**{error}**"
         item = self.pool.item(pair.item_id)
-        state.update(
-            item_id=pair.item_id,
-            model_a=pair.model_a,
-            model_b=pair.model_b,
-            order=pair.order_shown,
-            token=uuid.uuid4().hex,  # this comparison; the store takes one vote per token
-        )
+        state.update(item_id=pair.item_id, model_a=pair.model_a, model_b=pair.model_b, order=pair.order_shown)
+        # this comparison; the store takes one vote per token
+        state["token"] = self.sign(uuid.uuid4().hex[:NONCE_CHARS], [state[name] for name in PAIR_FIELDS])
         return (
             f"{item.heading()}\n\n{pane(item.question)}",
             pane(self.pool.response(pair.item_id, pair.model_a)),
@@ -88,8 +98,9 @@ class Arena:
         """Store one vote for the comparison in `state` (one insert) and return the reveal; a second vote on the same
         comparison, even fired at the same moment, is refused by the store."""
         state = state or {}
-        if not state.get("token"):
-            return "**Load a comparison first.**"
+        refused = self.refusal(state)
+        if refused:
+            return refused
         try:
             annotator = annotator_id(annotator)
         except FieldError as error:
@@ -108,6 +119,23 @@ class Arena:
             f"You voted **{inert_text(label)}**. A was **{model_a}**, B was **{model_b}**. "
             f"*New comparison* loads the next pair.\n\n{self.describe_judge(verdict)}"
         )
+
+    def sign(self, nonce: str, fields: Sequence[str]) -> str:
+        """The comparison token for `fields` (PAIR_FIELDS' values): `nonce` and its HMAC under this arena's key."""
+        payload = json.dumps([nonce, *fields]).encode()
+        return nonce + hmac.new(self.secret, payload, hashlib.sha256).hexdigest()[:32]
+
+    def refusal(self, state: dict) -> str | None:
+        """Why a vote on the comparison in `state` cannot be stored, as the message to show; None when it can."""
+        token, fields = state.get("token"), [state.get(name) for name in PAIR_FIELDS]
+        if not token:
+            return NO_PAIR
+        if not all(isinstance(value, str) for value in [token, *fields]):
+            return NOT_OFFERED
+        if not self.pool.holds(state["item_id"], state["model_a"], state["model_b"]):
+            return NO_SUCH_PAIR
+        expected = self.sign(token[:NONCE_CHARS], fields)
+        return None if hmac.compare_digest(token.encode(), expected.encode()) else NOT_OFFERED
 
     def judge_pair(self, state: dict):
         """The LLM judge's verdict on the comparison in `state` (both orders)."""

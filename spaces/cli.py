@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, port, source_folder
+from longform_eval.inference.hub.sources import hub_or_local_path
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -18,10 +19,11 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
     space = subparsers.add_parser("space", help="start the Gradio arena / annotation / leaderboard app")
     space.add_argument(
         "--runs",
-        type=Path,
+        type=hub_or_local_path,  # `hf://datasets/ORG/NAME[/PATH]` kept as text: a Path would fold its `//`
         nargs="+",
         metavar="FOLDER",
-        help="run folders (of any benchmark), or folders of run folders, whose responses to pair and scores to show",
+        help="run folders (of any benchmark), or folders of run folders, whose responses to pair and scores to show; "
+        "a run shared on the Hub as hf://datasets/ORG/NAME[/PATH] is downloaded once into the Hugging Face cache",
     )
     space.add_argument(
         "--released",

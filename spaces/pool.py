@@ -3,8 +3,10 @@
 Responses come from run folders (`run_folders.read_runs`: any benchmark, read through its plug-in) and/or folders
 of released HelloBench responses (`<model>/<task>_results.jsonl[.gz]`, as in
 ../shared/data/hellobench/generations/main_exp). Two sources pair up on the same item key (benchmark, config and
-sample id). A line that does not parse (the torn last line of a killed run, a damaged record) is skipped with a
-warning naming the file and line: one bad line never keeps the Space from starting.
+sample id); a pairwise run folder also brings its baseline's answers (reference answers or a baseline run's), so
+alone it pairs its model with its baseline, labelled with the baseline's name. A line that does not parse (the torn
+last line of a killed run, a damaged record) is skipped with a warning naming the file and line: one bad line never
+keeps the Space from starting.
 """
 
 from __future__ import annotations
@@ -54,7 +56,9 @@ class ResponsePool:
         if released and released.is_dir():
             add_released(pool, released, source, dataset)
         for run in read_runs(runs):
-            pool.add(run.items, run.responses, run.model, str(run.folder))
+            pool.add(run.items, run.responses, run.model, str(run.folder.resolve()))
+            if run.baseline is not None:  # a baseline run folder also given in `runs` is the same source: one model
+                pool.add(run.items, run.baseline.responses, run.baseline.name, run.baseline.source)
         return pool.build()
 
     def item(self, key: str) -> Item:
@@ -89,6 +93,11 @@ class ResponsePool:
 
     def response(self, key: str, model: str) -> str:
         return self.responses[key][model]
+
+    def holds(self, key: str, model_a: str, model_b: str) -> bool:
+        """Whether the pool can show this pair: two different models that both answered this item."""
+        by_model = self.responses.get(key, {})
+        return model_a != model_b and model_a in by_model and model_b in by_model
 
 
 def matches(item: Item, group: str | None, subgroup: str | None) -> bool:

@@ -3,6 +3,9 @@
 Schema version 2 stores each vote with the token of the comparison it answers, under a UNIQUE index: a second
 vote for the same comparison (four buttons fired at once, a replayed request) fails in SQLite, whatever the
 app's threads do. A version 1 database gains the column (NULL for its old votes) when it is opened.
+
+A store may have a journal (`journal.VoteJournal`): each vote and annotation stored is also handed to it, as a
+record of its columns (`records`), once SQLite has it.
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.dataset_builder.owned import write_listing
 from longform_eval.spaces.export import EXPORT_FILES, EXPORT_MARKER, export_folder
-from longform_eval.spaces.fields import check_id
+from longform_eval.spaces.records import ANNOTATION_FIELDS, OUTCOMES, Vote, annotation_row, vote_record, vote_row
 
 SCHEMA_VERSION = 2
 BUSY_TIMEOUT_S = 30  # a writer waits this long for another writer's lock (30 clients voting at once) before failing
@@ -52,7 +55,7 @@ TABLES = (
 )""",
 )
 TOKEN_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS votes_token ON votes (token)"
-OUTCOMES = ("A", "B", "equally_good", "equally_bad")
+ANNOTATION_INSERT = f"INSERT INTO annotations ({', '.join(ANNOTATION_FIELDS)}) VALUES ({', '.join('?' * 7)})"
 # OWASP's CSV injection defence: a text cell starting with one of these is read as a formula by spreadsheets.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -61,26 +64,15 @@ class AlreadyVoted(Exception):
     """A vote for this comparison token is already stored."""
 
 
-@dataclass(frozen=True)
-class Vote:
-    """One human comparison. `model_a` was shown on the left (as A); `outcome` is in the shown frame."""
-
-    annotator: str
-    session: str
-    item_id: str
-    model_a: str
-    model_b: str
-    order_shown: str
-    outcome: str
-    judge_outcome: str | None = None
-    judge_flipped: bool | None = None
-    created: float = 0.0
-    token: str | None = None  # the comparison shown; at most one vote per token (None: a vote from schema 1)
+class Journal(Protocol):
+    def append(self, kind: str, records: list[dict[str, Any]]) -> None:
+        """Keep `records` (of `kind`: "votes" or "annotations") elsewhere too."""
 
 
 class VoteStore:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, journal: Journal | None = None):
         self.path = Path(path)
+        self.journal = journal
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.connect() as connection:
             connection.execute("PRAGMA journal_mode=WAL")
@@ -123,11 +115,13 @@ class VoteStore:
         row = vote_row(vote)
         with self.connect() as connection:
             try:
-                return int(connection.execute(insert_statement(row), tuple(row.values())).lastrowid)
+                stored = int(connection.execute(insert_statement(row), tuple(row.values())).lastrowid)
             except sqlite3.IntegrityError as error:
                 if token_clash(error):
                     raise AlreadyVoted(f"comparison {vote.token} was already voted on") from error
                 raise
+        self.keep("votes", [vote_record(row)])
+        return stored
 
     def add_votes(self, votes: Iterable[Vote]) -> int:
         """Insert many votes in one transaction (an import, a benchmark's seed): all of them or none; how many.
@@ -148,7 +142,13 @@ class VoteStore:
                     raise AlreadyVoted("a comparison among these votes was already voted on") from error
                 raise
             connection.execute("COMMIT")
+        self.keep("votes", [vote_record(row) for row in rows])
         return len(rows)
+
+    def keep(self, kind: str, records: list[dict[str, Any]]) -> None:
+        """Hand `records`, stored a moment ago, to the journal (if any)."""
+        if self.journal is not None and records:
+            self.journal.append(kind, records)
 
     def has_vote(self, token: str) -> bool:
         with self.connect() as connection:
@@ -179,14 +179,28 @@ class VoteStore:
         checklist_scores: list[float],
         overall_score: float,
     ) -> int:
-        check_id(annotator, "annotator id")
+        row = annotation_row(
+            {
+                "annotator": annotator,
+                "created": time.time(),
+                "row_id": row_id,
+                "subcategory": subcategory,
+                "model": model,
+                "checklist_scores": checklist_scores,
+                "overall_score": overall_score,
+            }
+        )
         with self.connect() as connection:
-            cursor = connection.execute(
-                "INSERT INTO annotations (annotator, created, row_id, subcategory, model, checklist_scores, "
-                "overall_score) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (annotator, time.time(), row_id, subcategory, model, json.dumps(checklist_scores), overall_score),
-            )
-            return int(cursor.lastrowid)
+            stored = int(connection.execute(ANNOTATION_INSERT, annotation_values(row)).lastrowid)
+        self.keep("annotations", [row])
+        return stored
+
+    def annotation_records(self) -> list[dict[str, Any]]:
+        """Every annotation with all its columns (the journal's records; `annotations` is fit-weights' schema)."""
+        with self.connect() as connection:
+            connection.row_factory = sqlite3.Row
+            rows = connection.execute(f"SELECT {', '.join(ANNOTATION_FIELDS)} FROM annotations ORDER BY id").fetchall()
+        return [dict(row) | {"checklist_scores": json.loads(row["checklist_scores"])} for row in rows]
 
     def annotations(self) -> list[dict]:
         """In the schema that `longform-eval fit-weights` reads."""
@@ -229,18 +243,8 @@ class VoteStore:
         return [folder / name for name in EXPORT_FILES]
 
 
-def vote_row(vote: Vote) -> dict[str, Any]:
-    """The vote as the columns of its row, after the checks the store makes on every vote."""
-    if vote.outcome not in OUTCOMES:
-        raise ValueError(f"unknown outcome {vote.outcome!r}")
-    check_id(vote.annotator, "annotator id")
-    check_id(vote.session, "session id")
-    if vote.token is not None:
-        check_id(vote.token, "comparison token")
-    row = asdict(vote)
-    row["created"] = vote.created or time.time()
-    row["judge_flipped"] = None if vote.judge_flipped is None else int(vote.judge_flipped)
-    return row
+def annotation_values(row: dict[str, Any]) -> tuple:
+    return tuple(json.dumps(row[k]) if k == "checklist_scores" else row[k] for k in ANNOTATION_FIELDS)
 
 
 def insert_statement(row: dict[str, Any]) -> str:
@@ -275,3 +279,15 @@ def push_votes_to_hub(store: VoteStore, repo_id: str, token: str | None = None) 
             commit_message="longform-eval space: votes and annotations",
         )
     return str(info)
+
+
+__all__ = [
+    "OUTCOMES",
+    "SCHEMA_VERSION",
+    "AlreadyVoted",
+    "Journal",
+    "Vote",
+    "VoteStore",
+    "csv_cell",
+    "push_votes_to_hub",
+]

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hub_standin import HubStandIn
 
 for variable, value in {
     "HF_HUB_OFFLINE": "1",
@@ -29,3 +30,10 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         raise RuntimeError(f"the benchmark data is expected in {SHARED_DATA} (../shared/data beside the checkout)")
     return SHARED_DATA
+
+
+@pytest.fixture
+def hub():
+    """A started local Hugging Face Hub stand-in (tests/hub_standin.py), empty, for one test."""
+    with HubStandIn() as standin:
+        yield standin

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import numpy as np
 from pydantic import Field, field_validator
@@ -32,6 +32,15 @@ from .pairwise_scores import JudgedItem, score_items
 from .pairwise_section import EVEN, pairwise_section
 
 PARSER = "verdict"
+
+
+class BaselineAnswers(NamedTuple):
+    """What a run's model is compared with: the baseline's name, where its answers come from (`reference` or the
+    baseline run folder) and its answer to each row that has one, by row id."""
+
+    name: str
+    source: str
+    answers: dict[str, str]
 
 
 class PairwiseArgs(BenchmarkArgs):
@@ -102,6 +111,13 @@ class PairwiseBenchmark(Benchmark):
         if self.args.baseline == REFERENCE:
             return usable_reference(row.get(self.reference_field)) if self.reference_field else None
         return self.baseline_run.answers.get(row["id"])
+
+    def baseline_answers(self, rows: list[dict[str, Any]]) -> BaselineAnswers | None:
+        """The baseline's answers to `rows` (the Space pairs them with the run's); None without a baseline."""
+        if self.args.baseline is None:
+            return None
+        answers = {row["id"]: answer for row in rows if (answer := self.baseline_answer(row)) is not None}
+        return BaselineAnswers(self.baseline_name(), self.args.baseline, answers)
 
     def item(self, row: dict[str, Any], response: str) -> PairItem | None:
         answer = self.baseline_answer(row)

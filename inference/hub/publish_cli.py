@@ -1,0 +1,115 @@
+"""`longform-eval publish --org ORG [--dry-run | --stage DIR] [--with-restricted] [--source DIR] [--private]`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+from longform_eval.dataset_builder.cli_types import source_folder
+from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message
+
+from .publish import publish_release
+from .release import assemble_release
+from .release_plan import DEFAULT_SPACE_NAME, Release
+from .release_stage import stage_release
+
+
+def hub_name(what: str):
+    """An argparse type: a name valid as one part of a Hub repo id (`ORG` or `NAME` of `ORG/NAME`)."""
+
+    def parse(text: str) -> str:
+        try:
+            if "/" in text:
+                raise HFValidationError("no '/' allowed")
+            validate_repo_id(f"{text}/x" if what == "org" else f"x/{text}")
+        except HFValidationError as error:
+            raise argparse.ArgumentTypeError(f"not a valid Hub {what} name: {text!r} ({error})") from None
+        return text
+
+    parse.__name__ = f"hub_{what}"
+    return parse
+
+
+def add_command(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "publish",
+        help="publish a release to the Hub: the datasets, one Space per evaluate metric, and the arena Space",
+        description="Create or update, in one go, the dataset repos ORG/<dataset> (openly licensed ones only, unless "
+        "--with-restricted), one Space per evaluate metric (evaluate.load('ORG/<metric>')) and the arena Space, "
+        "every requirements file pinned to this version. Unchanged files are not uploaded; a repo with nothing "
+        "changed gets no commit.",
+    )
+    parser.add_argument("--org", required=True, type=hub_name("org"), help="Hub user or organisation to publish to")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--dry-run", action="store_true", help="list every repo and file it would write, and the refused datasets"
+    )
+    mode.add_argument(
+        "--stage",
+        type=Path,
+        metavar="DIR",
+        help="write the repos to DIR/datasets/ORG/NAME and DIR/spaces/ORG/NAME instead of uploading (DIR: new, "
+        "empty, or an earlier --stage)",
+    )
+    parser.add_argument(
+        "--with-restricted",
+        action="store_true",
+        help="also publish LongGenBench and TencentLLMEval (no open licence: research use only), as private repos",
+    )
+    parser.add_argument(
+        "--source",
+        type=source_folder,
+        metavar="DIR",
+        help="folder with one folder of source files per dataset, as ../shared/data (default: where `build` looks)",
+    )
+    parser.add_argument("--private", action="store_true", help="make every repo private")
+    parser.add_argument(
+        "--space-name", type=hub_name("repo"), default=DEFAULT_SPACE_NAME, help="name of the arena Space (ORG/NAME)"
+    )
+    parser.set_defaults(handler=run_publish)
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    uploading = not (args.dry_run or args.stage)
+    message = offline_message(f"publish to {args.org}") if uploading else None
+    if message:  # before building anything
+        raise HubUnavailableError(message)
+    release = assemble_release(
+        args.org,
+        source=Path(args.source) if args.source else None,
+        with_restricted=args.with_restricted,
+        private=args.private,
+        space_name=args.space_name,
+    )
+    if args.dry_run:
+        print(listing(release, "dry run: nothing staged or uploaded, no Hub call"))
+    elif args.stage:
+        folder = stage_release(release, args.stage)
+        print(listing(release, f"staged in {folder}, nothing uploaded"))
+    else:
+        print(summary(release))
+        publish_release(release)
+        print(f"requirements pin longform-eval=={release.version}: that version must be on the package index")
+    return 0
+
+
+def summary(release: Release) -> str:
+    lines = [f"longform-eval {release.version} release for {release.org}: {len(release.repos)} repos"]
+    return "\n".join(lines + refused_lines(release))
+
+
+def listing(release: Release, mode: str) -> str:
+    """Every repo (type, id, visibility, role) with its files (path, bytes), then the refused datasets."""
+    lines = [f"longform-eval {release.version} release for {release.org}: {len(release.repos)} repos ({mode})"]
+    for repo in release.repos:
+        visibility = "private" if repo.private else "public"
+        lines.append(f"{repo.repo_type} {repo.repo_id} ({visibility}, {repo.role}, {len(repo.files)} files)")
+        width = max(len(path) for path in repo.files)
+        lines += [f"  {path:<{width}}  {len(data):>12,} bytes" for path, data in sorted(repo.files.items())]
+    return "\n".join(lines + refused_lines(release))
+
+
+def refused_lines(release: Release) -> list[str]:
+    return [f"refused: dataset {refused.repo_id}: {refused.reason}" for refused in release.refused]

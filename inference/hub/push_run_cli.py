@@ -1,0 +1,87 @@
+"""`longform-eval push-run RUN --repo ORG/NAME [--path-in-repo P] [--private] [--dry-run]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from huggingface_hub.errors import HFValidationError
+from huggingface_hub.utils import validate_repo_id
+
+from longform_eval.dataset_builder.cli_types import not_a_url
+
+from .push_run import PushPlan, plan_push, push_run
+from .run_card import restricted_note
+from .sources import DATASETS_PREFIX
+
+
+def add_command(subparsers: argparse._SubParsersAction) -> None:
+    push = subparsers.add_parser(
+        "push-run",
+        help="share a finished run folder as a Hub dataset repo (records, scores, report, plots, a card)",
+        description="Upload a finished run folder to a Hub dataset repo, with a dataset card saying what it is; "
+        "read it back with `longform-eval report hf://datasets/ORG/NAME[/PATH]`. Unchanged files are not "
+        "uploaded again.",
+    )
+    push.add_argument("folder", type=Path, metavar="RUN", help="a finished run folder (scored and reported)")
+    push.add_argument("--repo", type=repo_id, required=True, metavar="ORG/NAME", help="the dataset repo")
+    push.add_argument(
+        "--path-in-repo",
+        type=not_a_url("a folder path in the repo"),
+        metavar="P",
+        help="folder in the repo for this run, e.g. runs/NAME, so that one repo holds several runs (default: root)",
+    )
+    push.add_argument("--private", action="store_true", help="create the repo private (an existing repo keeps its own)")
+    push.add_argument("--dry-run", action="store_true", help="list the files it would upload, and stop")
+    push.set_defaults(handler=command_push_run)
+
+
+def repo_id(text: str) -> str:
+    """A Hub repo id `ORG/NAME`, checked by huggingface_hub's own rules."""
+    try:
+        validate_repo_id(text)
+    except HFValidationError:
+        text = None
+    if text is None or text.count("/") != 1:
+        raise argparse.ArgumentTypeError("expected a repo id ORG/NAME (letters, digits, '-', '_', '.')")
+    return text
+
+
+def command_push_run(args: argparse.Namespace) -> int:
+    plan = plan_push(args.folder, args.repo, args.path_in_repo)
+    note = restricted_note(plan.run)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    if args.dry_run:
+        print_plan(plan, args.private)
+        return 0
+    result = push_run(plan, private=args.private or None)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if result.changed:
+        print(f"pushed {plan.folder} to {result.url} (commit {result.commit[:12]})")
+    else:
+        print(f"unchanged: {plan.repo_id} already holds {plan.folder} byte for byte (commit {result.commit[:12]})")
+    print(f"read it back: longform-eval report {hub_path(plan)}")
+    return 0
+
+
+def hub_path(plan: PushPlan) -> str:
+    return f"{DATASETS_PREFIX}{plan.repo_id}" + (f"/{plan.path_in_repo}" if plan.path_in_repo else "")
+
+
+def print_plan(plan: PushPlan, private: bool) -> None:
+    """What a push would write (no Hub call is made): each file with its size, and the cards."""
+    print(f"dataset repo {plan.repo_id} ({'private' if private else 'public'} if it is created): {plan.run.title}")
+    for name in plan.files:
+        print(f"  {plan.repo_path(name)}  ({(plan.folder / name).stat().st_size:,} bytes)")
+    if plan.path_in_repo:
+        print(f"  {plan.repo_path('README.md')}  (the run's dataset card)")
+        print("  README.md  (the repo's card, listing its runs; left alone if push-run did not write it)")
+    else:
+        print("  README.md  (the run's dataset card)")
+    print("  (run files an earlier push left there that this run lacks are deleted)")
+
+
+__all__ = ["add_command"]

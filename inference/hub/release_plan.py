@@ -1,0 +1,152 @@
+"""What a release holds: its repos (datasets, one Space per `evaluate` metric, the arena Space) and their files.
+
+Pure: reads the package's own files and built dataset folders, never the network. Every file's bytes are
+fixed here, so a dry run, a staged copy and an upload show the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from longform_eval.dataset_builder.hub import card_metadata, upload_plan
+
+from .licences import check_built_licence, licence_of
+
+DISTRIBUTION = "longform-eval"
+METRIC_PACKAGE = "longform_eval.metric"
+SPACE_PACKAGE = "longform_eval.spaces"
+SPACE_FILES = ("app.py", "README.md", "requirements.txt")
+SPACE_EXTRAS = ("space",)
+DEFAULT_SPACE_NAME = "longform-eval-arena"
+REQUIREMENT = re.compile(r"^longform[-_.]eval\s*(?:\[(?P<extras>[^\]]*)\])?\s*(?P<spec>[^;#]*)$", re.IGNORECASE)
+
+
+@dataclass
+class RepoPlan:
+    """One Hub repo of the release: its type, id, visibility and every file it holds (path in repo -> bytes)."""
+
+    repo_type: str  # "dataset" or "space"
+    repo_id: str
+    private: bool
+    role: str  # what it is, for the listing: "dataset", "evaluate metric", "arena Space"
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def space_sdk(self) -> str | None:
+        return "gradio" if self.repo_type == "space" else None
+
+    @property
+    def folder(self) -> str:
+        """Where the repo lives, as on the Hub's URLs: `datasets/ORG/NAME` or `spaces/ORG/NAME`."""
+        return f"{self.repo_type}s/{self.repo_id}"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A dataset left out of the release, and why (its licence terms)."""
+
+    dataset: str
+    repo_id: str
+    reason: str
+
+
+@dataclass
+class Release:
+    org: str
+    version: str
+    repos: list[RepoPlan]
+    refused: list[Refusal]
+
+
+def pin_requirements(text: str, version: str, extras: Sequence[str] = (), where: str = "requirements.txt") -> str:
+    """`text` with its longform-eval line pinned to `longform-eval[extras]==version` (its own extras kept).
+
+    Raises:
+        ValueError: no line names longform-eval (the module could not import the package on the Hub).
+    """
+    lines, pinned = [], False
+    for line in text.splitlines():
+        match = REQUIREMENT.match(line.strip())
+        if match:
+            wanted = {e.strip() for e in (match.group("extras") or "").split(",") if e.strip()} | set(extras)
+            line = DISTRIBUTION + (f"[{','.join(sorted(wanted))}]" if wanted else "") + f"=={version}"
+            pinned = True
+        lines.append(line)
+    if not pinned:
+        raise ValueError(f"{where}: no {DISTRIBUTION} line to pin to version {version}")
+    return "\n".join(lines) + "\n"
+
+
+def metric_names() -> list[str]:
+    """The `evaluate` modules of the package: folders `metric/<name>/` holding `<name>.py` and a Space's files."""
+    root = resources.files(METRIC_PACKAGE)
+    names = []
+    for entry in root.iterdir():
+        if entry.is_dir() and all(entry.joinpath(n).is_file() for n in (f"{entry.name}.py", *SPACE_FILES)):
+            names.append(entry.name)
+    return sorted(names)
+
+
+def space_card_problem(card: str) -> str | None:
+    """Why `card` (a README) is not a Space card: it needs a YAML header naming the gradio sdk and `app.py`."""
+    if not card.startswith("---\n"):
+        return "no YAML header"
+    header = yaml.safe_load(card.split("---\n", 2)[1]) or {}
+    for key, value in (("sdk", "gradio"), ("app_file", "app.py")):
+        if header.get(key) != value:
+            return f"its YAML header needs {key}: {value} (has {header.get(key)!r})"
+    return None
+
+
+def space_files(package: str, script: str | None, version: str, extras: Sequence[str]) -> dict[str, bytes]:
+    """The files of a Space made from a package folder: `script` (if any), the card, app.py, pinned requirements."""
+    root = resources.files(package)
+    names = ([script] if script else []) + list(SPACE_FILES)
+    files = {name: root.joinpath(name).read_bytes() for name in names}
+    folder = package.replace(".", "/")
+    problem = space_card_problem(files["README.md"].decode("utf-8"))
+    if problem:
+        raise ValueError(f"{folder}/README.md: not a Space card: {problem}")
+    requirements = files["requirements.txt"].decode("utf-8")
+    pinned = pin_requirements(requirements, version, extras, f"{folder}/requirements.txt")
+    files["requirements.txt"] = pinned.encode("utf-8")
+    return files
+
+
+def metric_repo(org: str, name: str, version: str, private: bool = False) -> RepoPlan:
+    """The Space `evaluate.load("ORG/<name>")` reads: `<name>.py` at its root, beside the card and app."""
+    files = space_files(f"{METRIC_PACKAGE}.{name}", f"{name}.py", version, ())
+    return RepoPlan("space", f"{org}/{name}", private, "evaluate metric", files)
+
+
+def arena_repo(org: str, version: str, name: str = DEFAULT_SPACE_NAME, private: bool = False) -> RepoPlan:
+    files = space_files(SPACE_PACKAGE, None, version, SPACE_EXTRAS)
+    return RepoPlan("space", f"{org}/{name}", private, "arena Space", files)
+
+
+def dataset_repo(org: str, dataset: str, folder: Path, private: bool = False) -> RepoPlan:
+    """A built dataset folder as a repo: its card and every data file the card's configs name."""
+    check_built_licence(dataset, card_metadata(folder).get("license"))
+    files = {path: (folder / path).read_bytes() for path in upload_plan(folder)}
+    restricted = not licence_of(dataset).is_open
+    return RepoPlan("dataset", f"{org}/{dataset}", private or restricted, "dataset", files)
+
+
+def split_by_licence(datasets: Iterable[str], with_restricted: bool) -> tuple[list[str], list[str]]:
+    """The datasets to publish and those refused (restricted licences, unless `with_restricted`)."""
+    chosen, refused = [], []
+    for name in datasets:
+        (chosen if with_restricted or licence_of(name).is_open else refused).append(name)
+    return chosen, refused
+
+
+def refusal(org: str, dataset: str) -> Refusal:
+    terms = licence_of(dataset).terms()
+    reason = f"{terms} (pass --with-restricted to publish it as a private repo)"
+    return Refusal(dataset, f"{org}/{dataset}", reason)

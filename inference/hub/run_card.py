@@ -1,0 +1,253 @@
+"""The dataset card of a run shared on the Hub: what the run is (benchmark, model, judge, settings, version), its
+headline figure with its interval, and its deviations from the paper's settings.
+
+The card is a function of the run alone (no date, no pushing version), so pushing an unchanged run changes no card.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from huggingface_hub import DatasetCardData
+
+from ..report import benchmark_of, scale_of
+from ..runner.config import RunConfig
+from .licences import licence_of
+
+CARD = "README.md"
+MARKER = "<!-- written by `longform-eval push-run`, rewritten on every push: edits here are replaced -->"
+RECORDS = {"generations": "generations*.jsonl", "judgements": "judgements*.jsonl"}
+FILE_ROLES = {
+    "config.yaml": "everything needed to reproduce the run (dataset and its hash, model, judge, settings, version)",
+    "generations*.jsonl": "one record per response: prompt hash, response, tokens, finish reason, timing",
+    "judgements*.jsonl": "one record per judge call: the raw judge completion, the parsed verdict or why unscored",
+    "failures.jsonl": "calls that failed before a later try succeeded",
+    "scores.json": "the figures, per group and per prompt, with their intervals",
+    "report.md": "the report: tables, intervals, deviations, published figures beside this run's",
+    "comparisons.json": "paired comparisons with the runs reported beside it",
+    "timings.json": "wall time per stage",
+    "*.png": "the report's plots",
+}
+
+
+@dataclass
+class RunInfo:
+    """A run in a repo: its folder there ("" the root), config.yaml and scores.json as stored, and its files."""
+
+    path: str
+    config: dict[str, Any]
+    scores: dict[str, Any]
+    files: list[str]
+
+    @property
+    def benchmark(self) -> str:
+        return f"{self.scores['benchmark']}:{self.scores.get('config')}"
+
+    @property
+    def title(self) -> str:
+        return f"{self.benchmark}, model {self.scores['model']}, judge {self.scores.get('judge')}"
+
+    def headline(self) -> tuple[str, str, str]:
+        """(the figure with its interval, its scale, its breakdown), as the report and leaderboard print them."""
+        benchmark = benchmark_of(self.scores)
+        figure, details = benchmark.headline(self.scores)
+        return figure, scale_of(benchmark), details
+
+
+def is_our_card(text: str) -> bool:
+    return MARKER in text
+
+
+def run_card(repo_id: str, run: RunInfo) -> str:
+    """The card of one run; at the repo's root (`run.path` "") it also declares the records as dataset configs."""
+    return with_header(card_data([run] if not run.path else [], [run]), run_body(repo_id, run))
+
+
+def repo_card(repo_id: str, runs: Sequence[RunInfo]) -> str:
+    """The root card: the root's own run if it holds one, and a list of the runs in folders."""
+    root = next((run for run in runs if not run.path), None)
+    others = sorted((run for run in runs if run.path), key=lambda run: run.path)
+    body = run_body(repo_id, root) if root else index_intro(repo_id)
+    if others:
+        body += ["", "## Runs in this repo" if not root else "## Other runs in this repo", "", *runs_table(others)]
+    return with_header(card_data(runs, runs), body)
+
+
+def with_header(data: DatasetCardData, body: list[str]) -> str:
+    return f"---\n{data.to_yaml()}\n---\n{MARKER}\n\n" + "\n".join(body).rstrip("\n") + "\n"
+
+
+def card_data(with_configs: Sequence[RunInfo], runs: Sequence[RunInfo]) -> DatasetCardData:
+    """License `other` (the responses and verdicts are the model's and judge's outputs), tags, and one dataset
+    config per record log so that `load_dataset(REPO, "generations")` and the viewer read them."""
+    benchmarks = sorted({run.scores["benchmark"] for run in runs})
+    names = ", ".join(sorted({run.benchmark for run in runs}))
+    return DatasetCardData(
+        license="other",
+        pretty_name=f"longform-eval run: {names}" if len(runs) == 1 else f"longform-eval runs: {names}",
+        tags=["longform-eval", "evaluation", "llm-as-a-judge", *benchmarks],
+        configs=[config for run in with_configs for config in record_configs(run)] or None,
+    )
+
+
+def record_configs(run: RunInfo) -> list[dict[str, Any]]:
+    prefix = f"{run.path.replace('/', '-')}-" if run.path else ""
+    return [
+        {"config_name": f"{prefix}{name}", "data_files": [{"split": "test", "path": join(run.path, pattern)}]}
+        for name, pattern in RECORDS.items()
+        if any(fnmatch.fnmatchcase(file, pattern) for file in run.files)
+    ]
+
+
+def join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def run_body(repo_id: str, run: RunInfo) -> list[str]:
+    config = RunConfig.model_validate(run.config)
+    figure, scale, details = run.headline()
+    scores = run.scores
+    source = f"hf://datasets/{repo_id}" + (f"/{run.path}" if run.path else "")
+    return [
+        f"# {run.benchmark}: {scores['model']}",
+        "",
+        f"A run folder of `longform-eval` {config.package_version or '(version not recorded)'}: the responses "
+        f"of `{scores['model']}` to the prompts of the `{run.benchmark}` benchmark, judged by `{scores.get('judge')}`, "
+        "and the figures computed from the verdicts. `report.md` is the full report.",
+        "",
+        f"**Headline: {figure}** (scale {scale}; {details}).",
+        "",
+        f"In brackets: the 95% interval ({scores.get('interval_method') or 'method not recorded'}). "
+        f"Samples: {scores.get('n_samples')}; scored: {scores.get('n_scored', '-')}; "
+        f"unscored: {scores.get('n_unscored', 0)}.",
+        "",
+        *deviation_lines(scores.get("deviations") or []),
+        "## The run",
+        "",
+        "| | |",
+        "|---|---|",
+        *[f"| {name} | {cell(value)} |" for name, value in settings_rows(config)],
+        "",
+        "## Files",
+        "",
+        "| file | what it holds |",
+        "|---|---|",
+        *[f"| `{join(run.path, name)}` | {role_of(name)} |" for name in run.files],
+        "",
+        "## Reading it back",
+        "",
+        "```",
+        f"longform-eval report {source}",
+        f"longform-eval space --runs {source}",
+        "```",
+        "",
+        f"The record logs load with `datasets`: `load_dataset({repo_id!r}, {record_configs(run)[0]['config_name']!r})`."
+        if not run.path and record_configs(run)
+        else "The record logs are JSON lines, one record a line.",
+        "",
+        "## Licence",
+        "",
+        "The responses are the model's outputs and the verdicts the judge's: their terms are those of the model and "
+        "of the judge. The prompts are not stored (only their hashes), though responses and verdicts may quote them; "
+        f"they come from {dataset_terms(run)}.",
+    ]
+
+
+def restricted_note(run: RunInfo) -> str | None:
+    """A warning when the benchmark's dataset is not under an open licence (its prompts may be quoted)."""
+    builder = benchmark_of(run.scores).builder
+    if builder is None or licence_of(builder).is_open:
+        return None
+    return (
+        f"the prompts come from the `{builder}` dataset ({licence_of(builder).terms()}); responses and verdicts "
+        "may quote them: check its terms before sharing the run publicly (--private keeps a new repo private)"
+    )
+
+
+def dataset_terms(run: RunInfo) -> str:
+    """The benchmark's dataset and its licence terms, as its own card states them."""
+    builder = benchmark_of(run.scores).builder
+    if builder is None:
+        return "the benchmark's dataset, under its own licence (see its card)"
+    return f"the `{builder}` dataset, {licence_of(builder).terms()}"
+
+
+def deviation_lines(deviations: list[str]) -> list[str]:
+    if not deviations:
+        return ["Deviations from the paper's settings: none.", ""]
+    return [
+        "**Deviations from the paper's settings** (scores are not comparable with the paper):",
+        "",
+        *[f"- {deviation}" for deviation in deviations],
+        "",
+    ]
+
+
+def settings_rows(config: RunConfig) -> list[tuple[str, Any]]:
+    args = ", ".join(f"{k}={v}" for k, v in config.benchmark_args.items())
+    selection = ", ".join(f"{k} {v}" for k, v in config.selection.items() if v not in (None, False, [], {}))
+    return [
+        ("benchmark", f"{config.benchmark}, config {config.benchmark_config}" + (f" ({args})" if args else "")),
+        ("dataset", f"{config.dataset or 'built by longform-eval'}" + revision(config.dataset_revision)),
+        ("dataset hash", config.dataset_hash or "-"),
+        ("prompts", selection or "all"),
+        ("model", config.model_id),
+        ("generation settings", sampling(config.generation.model_dump())),
+        ("judge", config.judge.name if config.judge else "-"),
+        ("judge settings", judge_settings(config)),
+        ("longform-eval version", config.package_version or "-"),
+    ]
+
+
+def revision(value: str | None) -> str:
+    return f" @ {value}" if value else ""
+
+
+def sampling(settings: dict[str, Any]) -> str:
+    """`max_new_tokens 512, temperature 0.8, stop ['###']`: the settings that are set."""
+    shown = {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()}
+    return ", ".join(f"{k} {v}" for k, v in shown.items() if v is not None and v != [] and v != {})
+
+
+def judge_settings(config: RunConfig) -> str:
+    extras = [
+        f"{config.judge_samples} sample(s) per call",
+        f"up to {config.judge_attempts} attempts",
+        f"parser {config.parser}",
+        "constrained to the verdict schema" if config.constrained_judge else "unconstrained",
+    ]
+    return ", ".join([sampling(config.judge_generation.model_dump()), *extras])
+
+
+def cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def role_of(name: str) -> str:
+    return next((role for pattern, role in FILE_ROLES.items() if fnmatch.fnmatchcase(name, pattern)), "")
+
+
+def index_intro(repo_id: str) -> list[str]:
+    return [
+        "# Evaluation runs made with longform-eval",
+        "",
+        f"Run folders of `longform-eval`, one per folder below, each with its own card (`FOLDER/README.md`) "
+        f"and report (`FOLDER/report.md`). Read one back with `longform-eval report hf://datasets/{repo_id}/FOLDER`.",
+    ]
+
+
+def runs_table(runs: Sequence[RunInfo]) -> list[str]:
+    rows = []
+    for run in runs:
+        figure, scale, _ = run.headline()
+        rows.append(
+            f"| [`{run.path}`]({run.path}/README.md) | {cell(run.benchmark)} | {cell(run.scores['model'])} | "
+            f"{cell(run.scores.get('judge'))} | {cell(figure)} | {cell(scale)} |"
+        )
+    return ["| run | benchmark | model | judge | headline [95% interval] | scale |", "|---|---|---|---|---|---|", *rows]
+
+
+__all__ = ["CARD", "RunInfo", "is_our_card", "repo_card", "restricted_note", "run_card"]

@@ -1,0 +1,106 @@
+"""`longform-eval report hf://datasets/ORG/NAME[/PATH]`: the report of a run shared on the Hub, in a local copy.
+
+The report writes report.md and plots into its run folder, and the Hub snapshot in the Hugging Face cache is
+read-only (writing there would corrupt the cache). So a shared run is first copied, once per repo commit, into a
+local run folder (default `runs/hf/ORG/NAME[@REVISION][/PATH]`, or `--out`), and reported there. A later `report` of
+the same repo commit reuses that copy (and whatever was done in it since); a copy of an older commit is left as it
+is and refused, so that nothing a user did in it is overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from longform_eval.dataset_builder.atomic import write_bytes_atomic, write_text_atomic
+
+from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
+from .push_run import is_run_file
+from .sources import is_hub_path, local_path, parse_hub_path
+
+MARKER = ".longform-eval-hub-copy.json"
+DEFAULT_COPIES = Path("runs/hf")
+
+
+def local_runs(sources: Sequence[str | Path], out: Path | None = None) -> list[Path]:
+    """Each source as a local run folder: a local path as it is, an `hf://` path as its local copy (made if needed).
+
+    Raises:
+        ValueError: `out` given with other than one `hf://` source.
+    """
+    hub = [source for source in sources if is_hub_path(source)]
+    if out is not None and len(hub) != 1:
+        raise ValueError(f"--out names the local copy of one hf://datasets/... run, and {len(hub)} were given")
+    return [copy_run(str(s), out or default_copy(str(s))) if is_hub_path(s) else Path(s) for s in sources]
+
+
+def default_copy(source: str) -> Path:
+    repo_id, revision, path = parse_hub_path(source)
+    return DEFAULT_COPIES / (repo_id + (f"@{revision}" if revision else "")) / path
+
+
+def copy_run(source: str, out: Path) -> Path:
+    """`out` holding the run files of the Hub run `source`, at the repo's current commit."""
+    snapshot = local_path(source)
+    commit = snapshot_commit(snapshot, parse_hub_path(source)[2])
+    if not (snapshot / CONFIG_FILE).is_file():
+        raise FileNotFoundError(f"{source}: not a run folder (no {CONFIG_FILE}); `longform-eval push-run` shares one")
+    earlier = earlier_copy(out, source)
+    if earlier is not None and earlier.get("complete") and earlier.get("commit") == commit:
+        print(f"{source}: reporting its local copy {out} (commit {commit[:12]})", file=sys.stderr)
+        return out
+    if earlier is not None and earlier.get("complete") and earlier.get("commit") != commit:
+        raise RunFolderError(
+            f"{out}: a copy of {source} at commit {str(earlier.get('commit'))[:12]}, and the repo is now at "
+            f"{commit[:12]}; the copy is left as it is (it may hold work done since): give another --out"
+        )
+    names = sorted(e.name for e in snapshot.iterdir() if e.is_file() and is_run_file(e.name))
+    out.mkdir(parents=True, exist_ok=True)
+    write_marker(out, {"source": source, "commit": commit, "files": names, "complete": False})
+    for name in names:
+        write_bytes_atomic(out / name, (snapshot / name).read_bytes())
+    write_marker(out, {"source": source, "commit": commit, "files": names, "complete": True})
+    print(f"{source}: copied to {out} (commit {commit[:12]}) to write its report there", file=sys.stderr)
+    return out
+
+
+def snapshot_commit(folder: Path, path: str) -> str:
+    """The commit of a snapshot folder of the cache (`.../snapshots/<commit>/PATH`)."""
+    for _ in path.split("/") if path else ():
+        folder = folder.parent
+    return folder.name
+
+
+def earlier_copy(out: Path, source: str) -> dict[str, Any] | None:
+    """The marker of an earlier copy of `source` in `out`; None for a new or empty folder; a RunFolderError for
+    anything else (a file, someone's folder, a copy of another run)."""
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"{out}: is a file, not a folder for the copy of {source}: give another --out")
+    if not out.is_dir() or not any(entry for entry in out.iterdir() if not transient_name(entry.name)):
+        return None
+    marker = read_marker(out)
+    if marker is None or marker.get("source") != source:
+        copy_of = f" (a copy of {marker.get('source')})" if marker else ""
+        raise RunFolderError(
+            f"{out}: not empty and not a copy of {source}{copy_of}; longform-eval copies a Hub run only into a new "
+            "or empty folder or its own earlier copy: give another --out"
+        )
+    return marker
+
+
+def read_marker(out: Path) -> dict[str, Any] | None:
+    try:
+        marker = json.loads((out / MARKER).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return marker if isinstance(marker, dict) else None
+
+
+def write_marker(out: Path, fields: dict[str, Any]) -> None:
+    write_text_atomic(out / MARKER, json.dumps(fields, indent=2) + "\n")
+
+
+__all__ = ["copy_run", "default_copy", "local_runs"]
