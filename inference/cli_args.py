@@ -213,13 +213,13 @@ def judge_samples(args: argparse.Namespace, settings: GenerationConfig) -> int:
     return samples
 
 
-def benchmark_from(args: argparse.Namespace, benchmark_name: str) -> Benchmark:
-    """`NAME[:CONFIG]`, `--benchmark-arg k=v` and `--baseline` -> the benchmark, its options checked."""
+def benchmark_from(args: argparse.Namespace, benchmark_name: str, model: str | None = None) -> Benchmark:
+    """`NAME[:CONFIG]`, `--benchmark-arg k=v` and `--baseline` -> the benchmark for `model`, its options checked."""
     name, _, config_name = benchmark_name.partition(":")
     options = parse_model_args(args.benchmark_arg, "--benchmark-arg")
     options = with_baseline(name, options, getattr(args, "baseline", None))
     try:
-        benchmark = create_benchmark(name, config_name or None, options)
+        benchmark = create_benchmark(name, config_name or None, options, model)
     except ValidationError as error:
         raise ValueError(benchmark_arg_problem(name, options, error)) from None
     if getattr(args, "command", None) == "run" and lacks_baseline(benchmark):
@@ -271,7 +271,8 @@ def dataset_fields(args: argparse.Namespace, benchmark: Benchmark) -> dict[str, 
 
 def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> RunConfig:
     """Every option is checked here, before a run folder is touched."""
-    benchmark = benchmark_from(args, benchmark_name)
+    model = model_spec(args)
+    benchmark = benchmark_from(args, benchmark_name, model.model)
     paper = benchmark.paper_settings()
     return RunConfig(
         **dataset_fields(args, benchmark),
@@ -281,7 +282,7 @@ def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> R
             "groups": tuple(args.subcategory),
             "shortest": args.shortest or demo,
         },
-        model=model_spec(args),
+        model=model,
         generation=generation_settings(args, paper.generation, demo),
         judge=(judge := judge_spec(args, DEFAULT_MODEL if demo else None)),
         judge_generation=(judging := judge_settings(args, paper.judge, demo)),

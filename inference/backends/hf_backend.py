@@ -31,6 +31,7 @@ from .hf_batching import (
     bytes_per_row,
     fitting_batch,
     free_bytes,
+    sampling_options,
 )
 from .options import Count, Share
 
@@ -267,15 +268,6 @@ def prompt_text(tokenizer: Any, request: Request, config: GenerationConfig) -> s
 def templated(request: Request, config: GenerationConfig) -> bool:
     """Chat-templated text carries its own special tokens; a raw prompt gets the tokenizer's (BOS), as vLLM does."""
     return request.messages is not None and config.chat_template
-
-
-def sampling_options(config: GenerationConfig) -> dict[str, Any]:
-    """Greedy at temperature 0; unset top_p/top_k leave the model's own generation_config in force."""
-    if config.temperature <= 0:
-        return {"do_sample": False}
-    options: dict[str, Any] = {"do_sample": True, "temperature": config.temperature}
-    options.update({k: v for k, v in (("top_p", config.top_p), ("top_k", config.top_k)) if v is not None})
-    return options
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..config import GenerationConfig
 from .base import OnResult, Request, Result
 
 CPU_BATCH_SIZE = 4
@@ -120,3 +121,12 @@ def release_memory() -> None:
             torch.cuda.empty_cache()
     except ImportError:
         pass
+
+
+def sampling_options(config: GenerationConfig) -> dict[str, Any]:
+    """Greedy at temperature 0; unset top_p/top_k leave the model's own generation_config in force."""
+    if config.temperature <= 0:
+        return {"do_sample": False}
+    options: dict[str, Any] = {"do_sample": True, "temperature": config.temperature}
+    options.update({k: v for k, v in (("top_p", config.top_p), ("top_k", config.top_k)) if v is not None})
+    return options

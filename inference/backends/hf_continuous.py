@@ -19,7 +19,7 @@ from typing import Any
 
 from ..config import GenerationConfig
 from .base import OnResult, Result
-from .hf_batching import release_memory
+from .hf_batching import release_memory, sampling_options
 
 POLL_SECONDS = 1.0
 MAX_PASSES = 3  # continuous passes before the rows left go to static batching
@@ -47,8 +47,6 @@ def unsupported_processors(model: Any, generation_config: Any) -> list[str]:
 
 def engine_generation_config(model: Any, config: GenerationConfig, tokenizer: Any) -> Any:
     """The model's own generation config with our sampling settings on top, as `generate` merges them."""
-    from .hf_backend import sampling_options
-
     generation = copy.deepcopy(model.generation_config)
     generation.update(**sampling_options(config), max_new_tokens=config.max_new_tokens)
     if tokenizer is not None:

@@ -136,6 +136,9 @@ class Benchmark(ABC):
     headline_scale: ClassVar[str | None] = None  # the range of the headline figure, e.g. "-300..100"
     headline_figure: ClassVar[str | None] = None  # its name in scores.json's `intervals` (None: the first there)
     percent_figures: ClassVar[frozenset[str]] = frozenset()  # figures scores.json keeps as fractions, printed x100
+    # The model under test as its backend names it (`BACKEND:MODEL`'s MODEL, e.g. "/models/Llama-3.1-8B-Instruct"),
+    # set by `create_benchmark`; None when not known (imported generations). Upstream's settings may depend on it.
+    model: str | None = None
 
     def __init__(self, config: str | None = None, args: dict[str, Any] | BenchmarkArgs | None = None):
         self.config = config or self.default_config
@@ -153,6 +156,11 @@ class Benchmark(ABC):
 
     @abstractmethod
     def paper_settings(self) -> PaperSettings: ...
+
+    def deviations(self, judge_attempts: int) -> list[str]:
+        """Differences from upstream that scores.json's field-by-field comparison with `paper_settings` cannot see
+        (how requests are built for `self.model`, what makes the judge ask again), one line each (default: none)."""
+        return []
 
     @abstractmethod
     def generation_request(self, row: dict[str, Any]) -> Request: ...

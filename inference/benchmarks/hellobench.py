@@ -1,4 +1,9 @@
-"""HelloBench: one chat turn per prompt; HelloEval judges all checklists of a row in one call."""
+"""HelloBench: one chat turn per prompt; HelloEval judges all checklists of a row in one call.
+
+The generation limit of the main configs is that of upstream run.py for the model a run names (4,096 for GPT-4o,
+GPT-4-turbo and Gemma-2, 2,048 for MAP-Neo, 16,384 for the others it ran; `metric.helloeval.upstream_runs`); a model
+run.py did not run gets 16,384, listed in `deviations`. An explicit `--max-new-tokens` wins.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from longform_eval.metric.helloeval.parser import parse_verdict, verdict_schema
 from longform_eval.metric.helloeval.scoring import JudgedRow, row_score, score_rows
 from longform_eval.metric.helloeval.settings import paper_settings as helloeval_settings
 from longform_eval.metric.helloeval.uncertainty import helloeval_figures
+from longform_eval.metric.helloeval.upstream_runs import judge_retry_deviation, model_deviations, upstream_model
 from longform_eval.metric.helloeval.weights import task_of_subcategory
 from longform_eval.metric.uncertainty import Figure
 from longform_eval.metric.uncertainty.units import UnitTable
@@ -51,9 +57,24 @@ class HelloBench(Benchmark):
     def paper_settings(self) -> PaperSettings:
         settings = helloeval_settings()
         generation = settings.generation
-        longest = self.config == "length_constrained_16k"
-        tokens = generation.max_new_tokens_16k if longest else generation.max_new_tokens
+        if self.config == "length_constrained_16k":
+            tokens = generation.max_new_tokens_16k
+        elif self.per_model_limits():
+            known = upstream_model(self.model, generation.models)
+            tokens = known.max_new_tokens if known else generation.max_new_tokens
+        else:
+            tokens = generation.max_new_tokens
         return paper_settings_from(generation, settings.judge, tokens)
+
+    def per_model_limits(self) -> bool:
+        """run.py's per-model limits are those of the main prompts (its length-constrained runs use 16,384 / 24,000)."""
+        return not self.config.startswith("length_constrained")
+
+    def deviations(self, judge_attempts: int) -> list[str]:
+        generation = helloeval_settings().generation
+        limits = self.per_model_limits()
+        found = model_deviations(self.model, generation.models, generation.max_new_tokens) if limits else []
+        return found + ([judge_retry_deviation()] if judge_attempts > 1 else [])
 
     def generation_request(self, row: dict[str, Any]) -> Request:
         return Request(key=row["id"], messages=({"role": "user", "content": row["instruction"]},))

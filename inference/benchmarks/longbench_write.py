@@ -1,4 +1,9 @@
-"""LongBench-Write (Bai et al., LongWriter): one chat turn per prompt; one six-dimension quality judge call per output.
+"""LongBench-Write (Bai et al., LongWriter): one user turn per prompt; one six-dimension quality judge call per output.
+
+The prompt goes through the model's chat template. Upstream pred.py does that for every model but those whose path
+contains "llama", which get the raw text `[INST]{prompt}[/INST]` (BOS from the tokenizer, no template):
+`--benchmark-arg prompt_format=upstream` sends that raw prompt (a completion request) to such a model, and without it
+a Llama model's run lists the chat template in `deviations`.
 
 S_l (length following) needs no judge; S_q does; S = (S_l + S_q) / 2. The parser `strict` (default) leaves a reply
 without all six dimensions unscored; `upstream_fill` reads a missing dimension as 3, as upstream's aggregation
@@ -8,9 +13,10 @@ does, and is listed as a deviation, each fill counted in `parser_rescues`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from longform_eval.dataset_builder.longbench_write import CONFIG_FILES
 from longform_eval.metric import Unscored
@@ -23,6 +29,12 @@ from longform_eval.metric.longbench_write import (
     score_items,
 )
 from longform_eval.metric.longbench_write import paper_settings as longbench_write_settings
+from longform_eval.metric.longbench_write.generation import (
+    judge_retry_deviation,
+    prompt_format_deviation,
+    upstream_raw_prompt,
+    upstream_uses_raw_prompt,
+)
 from longform_eval.metric.longbench_write.judge import judgement_schema
 from longform_eval.metric.longbench_write.uncertainty import longbench_write_figures
 from longform_eval.metric.uncertainty import Figure
@@ -31,12 +43,33 @@ from longform_eval.metric.uncertainty.units import UnitTable
 from ..backends.base import Request
 from ..report_plots import Plot, loglog_scatter, split_plots
 from ..report_tables import fmt, fmt_figure, fmt_figures, markdown_table
-from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
+from .base import (
+    Benchmark,
+    BenchmarkArgs,
+    JudgeCall,
+    LengthTarget,
+    PaperSettings,
+    ReportSection,
+    paper_settings_from,
+)
 from .registry import register_benchmark
 
 FILL_RESCUE = "missing_dimension_filled_with_3"
 LENGTH_UNIT = "CJK characters + English words"
 FIGURE_LABELS = {"s": "S", "s_l": "S_l", "s_q": "S_q"}  # scores.json key: printed name
+
+
+class LongBenchWriteArgs(BenchmarkArgs):
+    prompt_format: Literal["chat", "upstream"] = Field(
+        "chat",
+        description='"upstream": pred.py\'s raw "[INST]{prompt}[/INST]" for a model whose path contains "llama" '
+        '(the chat template for any other, as pred.py\'s model.chat); "chat": the chat template for every model',
+    )
+
+    @model_serializer(mode="wrap")
+    def without_default(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The default is left out of config.yaml, so run folders made before the option resume unchanged."""
+        return {k: v for k, v in handler(self).items() if not (k == "prompt_format" and v == "chat")}
 
 
 @register_benchmark
@@ -51,13 +84,23 @@ class LongBenchWrite(Benchmark):
     text_field = "prompt"
     headline_scale = "0..100"
     headline_figure = "s"
+    Args = LongBenchWriteArgs
 
     def paper_settings(self) -> PaperSettings:
         settings = longbench_write_settings()
         return paper_settings_from(settings.generation, settings.judge, settings.generation.max_new_tokens)
 
     def generation_request(self, row: dict[str, Any]) -> Request:
+        """pred.py's request: the raw `[INST]{prompt}[/INST]` (tokenized with BOS, as a raw prompt is by every
+        backend) for a Llama model under `prompt_format=upstream`, else the prompt as one chat turn."""
+        if self.args.prompt_format == "upstream" and upstream_uses_raw_prompt(self.model):
+            return Request(key=row["id"], prompt=upstream_raw_prompt(row["prompt"]))
         return Request(key=row["id"], messages=({"role": "user", "content": row["prompt"]},))
+
+    def deviations(self, judge_attempts: int) -> list[str]:
+        chat_on_llama = self.args.prompt_format == "chat" and upstream_uses_raw_prompt(self.model)
+        retries = [judge_retry_deviation(judge_attempts)] if judge_attempts > 1 else []
+        return ([prompt_format_deviation()] if chat_on_llama else []) + retries
 
     def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
         prompt = judge_prompt(row["prompt"], response)

@@ -55,6 +55,11 @@ def benchmark_class(name: str) -> type[Benchmark]:
     return _REGISTRY[name]
 
 
-def create_benchmark(name: str, config: str | None = None, args: dict | None = None) -> Benchmark:
-    """`create_benchmark("longgenbench", "short", {"verdict_rule": "strict"})`."""
-    return benchmark_class(name)(config, args)
+def create_benchmark(
+    name: str, config: str | None = None, args: dict | None = None, model: str | None = None
+) -> Benchmark:
+    """`create_benchmark("longgenbench", "short", {"verdict_rule": "strict"})`; `model`: the model under test (as
+    `BACKEND:MODEL` names it after the colon), for benchmarks whose upstream settings depend on it."""
+    benchmark = benchmark_class(name)(config, args)
+    benchmark.model = model
+    return benchmark

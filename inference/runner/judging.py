@@ -7,16 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from longform_eval.metric import Unscored
 
 from ..backends.base import Request, Result
 from ..benchmarks import JudgeCall
 from .schema import JudgementRecord
-
-if TYPE_CHECKING:
-    from .run import Run
+from .state import RunState
 
 
 def split_rescue(parsed: object) -> tuple[object, str | None]:
@@ -27,7 +24,7 @@ def split_rescue(parsed: object) -> tuple[object, str | None]:
 
 
 class JudgeRounds:
-    def __init__(self, run: Run, pending: list[tuple[JudgeCall, bool, str]]):
+    def __init__(self, run: RunState, pending: list[tuple[JudgeCall, bool, str]]):
         self.run = run
         self.stripped = {call.key: flag for call, flag, _ in pending}
         self.judged = {call.key: judged for call, _, judged in pending}

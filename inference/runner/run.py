@@ -38,7 +38,8 @@ def request_hash(request: Request, generation: dict[str, Any]) -> str:
 class Run:
     def __init__(self, folder: str | Path, config: RunConfig, force: bool = False, read_only: bool = False):
         self.folder = Path(folder)
-        self.benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args)
+        model = config.model.model if config.model else None
+        self.benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args, model)
         rows = benchmark_rows(self.benchmark, config.dataset, config.dataset_revision, config.source)
         self.rows = Selection(**config.selection).apply(rows, self.benchmark)
         self.by_id = {row["id"]: row for row in self.rows}

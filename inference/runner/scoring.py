@@ -5,24 +5,22 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
 from .judge_samples import verdicts_by_sample
 from .schema import JudgementRecord, ScoreReport
+from .state import RunState
 from .uncertainty import apply_points, uncertainty_fields
-
-if TYPE_CHECKING:
-    from .run import Run
 
 
 def verdict_of(record) -> Any:
     return Unscored(record.unscored_reason or "unscored") if record.verdict is None else record.verdict
 
 
-def sample_scores(run: Run, judgements: dict[str, JudgementRecord] | None = None) -> list[dict[str, Any]]:
+def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None = None) -> list[dict[str, Any]]:
     """The benchmark's figures once per judge sample (sample 0 first), each from that sample's verdicts
     (`judgements`: the run's current ones, when the caller has read them already)."""
     responses = {sample_id: text for sample_id, (text, _) in run.responses().items()}
@@ -31,7 +29,7 @@ def sample_scores(run: Run, judgements: dict[str, JudgementRecord] | None = None
     return [run.benchmark.score(run.rows, responses, sample) for sample in verdicts]
 
 
-def score_run(run: Run) -> dict[str, Any]:
+def score_run(run: RunState) -> dict[str, Any]:
     generations = run.current_generations()
     judgements = run.current_judgements()
     samples = sample_scores(run, judgements)
@@ -64,7 +62,7 @@ def score_run(run: Run) -> dict[str, Any]:
     return scores
 
 
-def deviations(run: Run) -> list[str]:
+def deviations(run: RunState) -> list[str]:
     """Where this run's settings differ from the paper's, so that reports never hide it."""
     paper = run.benchmark.paper_settings()
     config = run.config
@@ -84,7 +82,7 @@ def deviations(run: Run) -> list[str]:
         found.append("judge output constrained to a JSON schema (paper: free text)")
     if config.parser != paper.parser:
         found.append(f"judge output parser = {config.parser} (paper: {paper.parser})")
-    return found
+    return found + run.benchmark.deviations(config.judge_attempts)
 
 
 def same_model(actual: str, paper: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datasets
 import evaluate
 
-from longform_eval.metric.helloeval.parser import SCORE_LEVELS, parse_checklist_verdict
+from longform_eval.metric.helloeval.parser import SCORE_LEVELS, parse_verdict
 from longform_eval.metric.helloeval.scoring import (
     JudgedRow,
     checklist_value_problem,
@@ -31,15 +31,21 @@ at once on five levels (0, 0.25, 0.5, 0.75, 1); the row score is the sum of the 
 subcategory's human-fitted weights (0..100); a task score is (mean row score - 75) * 4, so -300..100; the
 overall score is the mean of the task scores present. Rows whose verdict cannot be used are unscored:
 left out of every mean and counted, never scored 0.
+
+Deviation from upstream: raw judge completions are always read with the lenient parser (upstream's rule first, then
+Python literals, a code fence or prose around the list, a score pattern), which scores some replies that
+HelloBench's own rule (`longform-eval run`'s default, `--parser upstream`) leaves unscored. For upstream's reading,
+use `parse_verdict(completion, n, rule="upstream")` and `score_rows` from `longform_eval.metric.helloeval`.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
     predictions: one entry per row, either the checklist scores (a list aligned with the subcategory's
         checklists, each one of the five levels 0, 0.25, 0.5, 0.75, 1; a list of the wrong length or any other
-        value raises a ValueError naming the row and position) or the judge's raw completion (a string, parsed
-        as JSON or a Python literal by HelloBench's rule: scores in [0, 1]; anything that does not give exactly
-        one valid score per checklist is unscored and counted, not an error).
+        value raises a ValueError naming the row and position) or the judge's raw completion (a string, read by
+        the lenient parser, a deviation from upstream: HelloBench's rule, else a Python literal, a fenced or
+        prose-wrapped list or a score pattern; scores in [0, 1], JSON true read as 1.0 as upstream's float() does;
+        anything that does not give exactly one valid score per checklist is unscored and counted, not an error).
     references: the row's subcategory, i.e. the HelloBench source field "category" (e.g. "Science",
         "report_write"); it selects the weights and the task.
     word_counts: optional, the response word counts (nltk.word_tokenize tokens, integers >= 0), averaged per
@@ -126,9 +132,10 @@ class HelloEval(evaluate.Metric):
 
 
 def verdict_of(index: int, prediction, subcategory: str, size: int) -> list[float] | Unscored:
-    """A raw judge completion is parsed (unusable text is unscored); checklist scores given as numbers must be valid."""
+    """A raw judge completion is parsed by the lenient rule (unusable text is unscored); checklist scores given as
+    numbers must be valid."""
     if isinstance(prediction, str):
-        return parse_checklist_verdict(prediction, size)
+        return parse_verdict(prediction, size, rule="lenient").verdict
     if prediction is None:
         raise ValueError(f"predictions[{index}]: expected checklist scores or a judge completion, got None")
     scores = list(prediction)

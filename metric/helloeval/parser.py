@@ -5,7 +5,8 @@ what upstream rejects and names the rescue. Lenient accepts a list of `{"checkli
 "evaluation_score"}` objects, as JSON or as a Python literal (`ast.literal_eval`, never `eval`), optionally inside
 a code fence or surrounded by prose. Valid only with exactly `num_checklist` items whose scores cast to a finite
 float in [0, 1]. Scores are kept as given (not snapped to the five levels), aligned with the checklists by
-position, as upstream does.
+position, as upstream does. A score is read with `float(...)` as upstream reads it, so JSON `true` / `false` are 1.0 /
+0.0 (`float(True)`); anything `float` cannot read is unscored (upstream's llm_judge.py crashes on it).
 """
 
 from __future__ import annotations
@@ -174,11 +175,9 @@ def item_score(item: Any) -> float | Unscored:
     if SCORE_KEY not in item:
         return Unscored(f"no '{SCORE_KEY}'")
     raw = item[SCORE_KEY]
-    if isinstance(raw, bool):
-        return Unscored(f"score {raw!r} is not a number")
     try:
         score = float(raw.strip() if isinstance(raw, str) else raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return Unscored(f"score {str(raw)[:40]!r} is not a number")
     if not math.isfinite(score) or not 0.0 <= score <= 1.0:
         return Unscored(f"score {score!r} is outside [0, 1]")

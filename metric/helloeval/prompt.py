@@ -13,6 +13,7 @@ import yaml
 from pydantic import BaseModel
 
 from ..words import word_tokenize
+from .upstream_runs import UpstreamModel
 
 PROMPT_FILE = "checklist_judge.yaml"
 
@@ -31,11 +32,13 @@ class JudgeSettings(BaseModel):
 
 
 class GenerationSettings(BaseModel):
-    """The paper's generation call: temperature 0.8, 16,384 new tokens (24,000 for the 16k config)."""
+    """The paper's generation call: temperature 0.8, 16,384 new tokens (24,000 for the 16k config), or the limit of
+    one of run.py's `models` (`upstream_runs`)."""
 
     temperature: float
     max_new_tokens: int
     max_new_tokens_16k: int
+    models: list[UpstreamModel] = []
     top_p: float | None = None
     top_k: int | None = None
     seed: int | None = None

@@ -2,11 +2,16 @@
 
 Both parsers read a reply as upstream `eval_quality.py` does: if it holds "```json", the text between "```json\\n"
 and the next "\\n```"; then every newline dropped; then `json.loads`. The result must be a JSON object, and every
-dimension it gives must be a number in [1, 5] (a number, or a string holding one, as upstream's `float(...)`
-reads it; upstream does not check the range, and crashes on a value that is no number).
+dimension it gives must be a number in [1, 5] as upstream's `float(...)` reads it: a number, a string holding one,
+or JSON `true` (`float(True)` is 1.0; `false` is 0.0, out of range). Upstream does not check the range, and
+crashes on a value that `float` cannot read; here both are unscored.
 
 - `strict` (the default): all six dimensions are required. Anything else is `Unscored(reason)`: the runner asks
-  again (5 attempts in the paper) and, after the last, the item is left out of S_q and counted.
+  again, up to the run's judge attempts (5, upstream's bound), each unparsed reply costing one attempt, and after
+  the last the item is left out of S_q and counted. Upstream's loop is not quite that: a reply that lacks a
+  dimension other than the last costs two of its 5 tries (`scores = None`, then `dim not in None` raises a
+  TypeError that its `except` counts again), so such replies get 3 calls there; a reply that is no JSON, or lacks
+  only "Reading Experience", costs one (5 calls). Listed in scores.json `deviations`.
 - `upstream_fill`: a missing dimension is read as 3, as upstream's aggregation does
   (`float(score[dim]) if dim in score else 3`). A silent default, so it is opt-in, a listed deviation, and every
   fill is named (`ParsedJudgement.filled`). A reply that is no JSON object, or gives none of the six dimensions,
@@ -74,7 +79,7 @@ def decode_reply(completion: str) -> dict | Unscored:
 
 def dimension_value(value: object) -> float | str:
     """The score of one dimension, or why it is none."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+    if not isinstance(value, (int, float, str)):  # bool is an int: float(True) == 1.0, as upstream reads it
         return f"{json.dumps(value)[:40]} is not a number"
     try:
         score = float(value.strip() if isinstance(value, str) else value)

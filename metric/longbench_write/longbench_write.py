@@ -36,7 +36,8 @@ Args:
     judge_completions: optional, per item the judge's raw reply to the prompt of
         `longform_eval.metric.longbench_write.judge_prompt` (None: not judged, counted as unscored). Without it,
         only the length figures are computed.
-    parser: "strict" (default: a reply without all six dimensions, each a number in [1, 5], is unscored) or
+    parser: "strict" (default: a reply without all six dimensions, each a number in [1, 5] as upstream's float()
+        reads it, JSON true included as 1.0, is unscored) or
         "upstream_fill" (upstream's aggregation: a missing dimension is read as 3; a deviation, counted in
         n_filled). A reply that is not a JSON object, or gives none of the six dimensions, is unscored under both.
 Returns:

@@ -33,8 +33,12 @@ Recorded deviations from upstream:
 4. Lengths are given by the caller (upstream: characters, `str.len()` of the outputs). `delta` is model minus
    baseline (upstream: baseline minus model), so the fitted length coefficient has the opposite sign of the
    upstream weight files; predictions are unchanged.
-5. If every `delta` is the same, the spread is 0 and the length feature is 0 (upstream divides by zero: the NaN
-   rows are dropped by patsy and its fit fails).
+5. If every `delta` is the same, the spread is 0 and the length feature is 0: the LC win rate is the fitted model
+   term alone. Upstream divides by the zero spread. A constant nonzero difference becomes +-inf, `np.tanh` makes it
+   a constant +-1 column that the L1 fit confounds with the model's bias, and predicting at length 0 drops that
+   column's share, so upstream returns another number (40 battles, win rate 76.25%: upstream 73.38%, here 75.35%).
+   All differences zero give 0/0 = NaN, which patsy passes on and scikit-learn's fit rejects (`ValueError: Input X
+   contains NaN`). Run with alpaca-eval 0.6.6 (scikit-learn 1.9.1, patsy 1.0.3), `length_controlled_minimal`.
 6. Win rates are fractions in [0, 1] (upstream: percent). Nothing is saved to disk, no `glm_preference` column is
    added, there is no warning on extreme changes and no re-prediction against another baseline from saved weights.
 7. scikit-learn >= 1.8 spelling: `l1_ratios=(1.0,)` for `penalty="l1"`; metadata routing is enabled only inside a

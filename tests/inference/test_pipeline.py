@@ -9,6 +9,8 @@ import pytest
 from longform_eval.inference.backends import create_backend
 from longform_eval.inference.cli import main
 from longform_eval.inference.runner import Run
+from longform_eval.metric.helloeval import load_prompt
+from longform_eval.metric.helloeval.upstream_runs import judge_retry_deviation, model_deviations
 
 from .conftest import assert_intervals_hold, chat_run, write_replay
 
@@ -57,7 +59,10 @@ def test_released_responses_judged_with_released_verdicts_give_the_published_sco
     assert scores["overall"] == pytest.approx(48.55, abs=0.01)
     assert {t: s["score"] for t, s in scores["tasks"].items()} == pytest.approx(PUBLISHED_GPT4O, abs=0.01)
     assert (scores["n_scored"], scores["n_unscored"]) == (647, 0)
-    assert scores["deviations"] == [f"judge model = replay:{verdicts} (paper: gpt-4o)"]  # otherwise the paper's
+    assert scores["deviations"] == [  # otherwise the paper's
+        f"judge model = replay:{verdicts} (paper: gpt-4o)",
+        judge_retry_deviation(),  # the runner also retries out-of-range scores; llm_judge.py does not
+    ]
     assert main(["report", str(out)]) == 0
     report = (out / "report.md").read_text()
     overall = scores["intervals"]["overall"]
@@ -88,7 +93,11 @@ def test_changed_configuration_on_resume_is_an_error_unless_forced(gpt4o_replays
     assert main([*base, "--temperature", "0.2", "--force"]) == 0
     scores = json.loads((tmp_path / "run/scores.json").read_text())
     assert scores["deviations"][0] == "generation temperature = 0.2 (paper: 0.8)"
-    assert scores["deviations"][1:] == [f"judge model = replay:{verdicts} (paper: gpt-4o)"]
+    assert scores["deviations"][1:] == [
+        f"judge model = replay:{verdicts} (paper: gpt-4o)",
+        *model_deviations(str(generations), load_prompt().generation.models, 16384),  # a model run.py did not run
+        judge_retry_deviation(),
+    ]
     assert "- generation temperature = 0.2 (paper: 0.8)" in (tmp_path / "run/report.md").read_text()
 
 

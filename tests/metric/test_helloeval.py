@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from longform_eval.metric import Unscored
-from longform_eval.metric.helloeval import build_judge_request, load_prompt, parse_checklist_verdict
+from longform_eval.metric.helloeval import build_judge_request, load_prompt, parse_checklist_verdict, parse_verdict
+from longform_eval.metric.helloeval.parser import ParsedVerdict
 from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, row_score, score_rows
 from longform_eval.metric.helloeval.weights import TASKS, flat_weights, task_of_subcategory
 from longform_eval.metric.text_stats import distinct_n, repetition_n
@@ -75,7 +76,8 @@ def test_parser_accepts_well_formed_verdicts(text, expected):
         (json.dumps(verdict([1, "1.5", 1])), "outside [0, 1]"),
         (json.dumps(verdict([1, -0.25, 1])), "outside [0, 1]"),
         (json.dumps(verdict([1, "good", 1])), "is not a number"),
-        (json.dumps(verdict([1, True, 1])), "is not a number"),
+        (json.dumps(verdict([1, None, 1])), "is not a number"),
+        (json.dumps(verdict([1, [1], 1])), "is not a number"),
         ('[{"checklist_id": 0}, 1, 2]', "no 'evaluation_score'"),
         ("__import__('os').system('echo owned')", "no JSON or Python list"),
         ("[" * 100_000, "no JSON or Python list"),
@@ -87,6 +89,24 @@ def test_parser_returns_unscored_with_a_reason_on_hostile_input(text, reason):
     result = parse_checklist_verdict(text, 3)
     assert isinstance(result, Unscored)
     assert reason in result.reason
+
+
+@pytest.mark.parametrize("rule", ["upstream", "lenient"])
+def test_json_booleans_are_read_as_upstream_float_reads_them(rule):
+    """llm_judge.py stores `float(d["evaluation_score"])`: float(True) is 1.0, float(False) 0.0, both in [0, 1]."""
+    completion = json.dumps(verdict([True, False, 0.5]))
+    assert parse_verdict(completion, 3, rule=rule) == ParsedVerdict([1.0, 0.0, 0.5])
+
+
+def test_the_evaluate_module_reads_completions_with_the_lenient_parser(helloeval_metric):
+    """Its documented deviation: a Python-literal reply, unscored by upstream's rule, is scored here."""
+    literal = str(verdict([1, 1, 1, 1, 1, 1]))
+    assert isinstance(parse_verdict(literal, 6, rule="upstream").verdict, Unscored)
+    result = helloeval_metric.compute(predictions=[literal], references=["news"])
+    assert (result["n_scored"], result["score"]) == (1, 100.0)
+    assert "Deviation from upstream" in helloeval_metric.description
+    card = (REPO / "metric/helloeval/README.md").read_text()
+    assert "### Deviation from upstream: the parser" in card
 
 
 def test_judge_prompt_is_filled_from_a_row(hellobench_rows):

@@ -189,6 +189,7 @@ def test_paper_settings():
         ("{\n" + reply(2, 2, 2, 2, 2, 2)[1:].replace(", ", ",\n"), verdict(2, 2, 2, 2, 2, 2)),  # newlines dropped
         (reply(*["4"] * 6), verdict(4, 4, 4, 4, 4, 4)),  # strings read with float(), as upstream
         (reply(4.5, 4, 4, 4, 4, 4), verdict(4.5, 4, 4, 4, 4, 4)),  # kept as given, as upstream
+        (reply(True, 4, 4, 4, 4, 4), verdict(1, 4, 4, 4, 4, 4)),  # JSON true: upstream's float(True) is 1.0
     ],
 )
 def test_replies_that_parse(rule, completion, expected):
@@ -207,7 +208,8 @@ def test_replies_that_parse(rule, completion, expected):
         (reply(4, 4, 6, 4, 4, 4), "Coherence: 6 is outside [1, 5]"),
         (reply(0, 4, 4, 4, 4, 4), "Relevance: 0 is outside [1, 5]"),
         (reply(4, 4, 4, 4, 4, None), "Reading Experience: null is not a number"),
-        (reply(4, True, 4, 4, 4, 4), "Accuracy: true is not a number"),
+        (reply(4, [4], 4, 4, 4, 4), "Accuracy: [4] is not a number"),
+        (reply(4, False, 4, 4, 4, 4), "Accuracy: 0 is outside [1, 5]"),  # float(False), as upstream reads it
         (reply(4, 4, 4, "good", 4, 4), 'Clarity: "good" is not a number'),
         (reply(4, 4, 4, 4, 10**400, 4), "Breadth and Depth: 1000000000"),
         (reply(4, 4, 4, 4, 4, "NaN"), "Reading Experience: nan is outside [1, 5]"),

@@ -1,0 +1,126 @@
+"""The package's shape: no import cycle anywhere in it, no module over MAX_LINES lines.
+
+Imports are read from the source (every `import` and `from ... import`, at module level, inside a function or under
+`if TYPE_CHECKING:`), so that a cycle hidden behind a late or a typing-only import is found too. Importing
+`a.b.c` runs `a/__init__` and `a/b/__init__` first: those count as imported, except the importer's own packages,
+which Python has already started.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+NAMESPACE = "longform_eval"
+PACKAGE_DIRS = {"dataset_builder": "dataset_builder", "metric": "metric", "inference": "inference", "spaces": "spaces"}
+PACKAGE_DIRS["cards"] = "cards"
+MAX_LINES = 300
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the distribution by dotted name (a package by the name of its `__init__`)."""
+    found = {}
+    for name, folder in PACKAGE_DIRS.items():
+        for path in sorted((REPO / folder).rglob("*.py")):
+            parts = [NAMESPACE, name, *path.relative_to(REPO / folder).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def import_nodes(tree: ast.AST):
+    return (node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom))
+
+
+def imported_names(module: str, path: Path) -> set[str]:
+    """Dotted names this module imports, relative imports resolved."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names = set()
+    for node in import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+            continue
+        base = package.split(".")
+        base = base[: len(base) - (node.level - 1)] if node.level else []
+        target = ".".join([*base, *([node.module] if node.module else [])])
+        names.add(target)
+        names.update(f"{target}.{alias.name}" for alias in node.names)
+    return names
+
+
+def import_graph() -> dict[str, set[str]]:
+    known = modules()
+    graph = {}
+    for module, path in known.items():
+        own_packages = {module.rsplit(".", k)[0] for k in range(1, module.count(".") + 1)}
+        edges = set()
+        for name in imported_names(module, path):
+            parts = name.split(".")
+            for end in range(1, len(parts) + 1):
+                prefix = ".".join(parts[:end])
+                if prefix in known and prefix not in own_packages and prefix != module:
+                    edges.add(prefix)
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_anywhere_in_the_package():
+    found = cycles(import_graph())
+    assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_cycle_finder_finds_a_cycle_hidden_behind_a_late_import():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_is_over_the_line_limit(capsys):
+    sizes = {module: len(path.read_text(encoding="utf-8").splitlines()) for module, path in modules().items()}
+    largest = max(sizes, key=sizes.get)
+    with capsys.disabled():
+        print(f"\nlargest module: {largest} ({sizes[largest]} lines; limit {MAX_LINES})")
+    over = {module: lines for module, lines in sizes.items() if lines > MAX_LINES}
+    assert not over, f"modules over {MAX_LINES} lines: {over}"
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGE_DIRS))
+def test_every_package_is_listed_in_pyproject(package):
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    for module, path in modules().items():
+        if path.name == "__init__.py" and module.split(".")[1] == package:
+            assert f'"{module}"' in text, f"{module} is not in pyproject's [tool.setuptools] packages"
