@@ -49,7 +49,7 @@ def judge_prompt_messages() -> list[dict[str, str]]:
     """A real HelloEval judge prompt: the first chat row judged on GPT-4o's released response."""
     from longform_eval.dataset_builder.released import released_responses
     from longform_eval.inference.benchmarks import create_benchmark
-    from longform_eval.inference.dataset_rows import benchmark_rows
+    from longform_eval.inference.benchmarks.rows import benchmark_rows
 
     benchmark = create_benchmark("hellobench", "chat", {})
     rows = benchmark_rows(benchmark, None)

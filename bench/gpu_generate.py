@@ -41,7 +41,7 @@ SHAPES = {
 
 def export(args: argparse.Namespace) -> None:
     from longform_eval.inference.benchmarks import create_benchmark
-    from longform_eval.inference.dataset_rows import benchmark_rows
+    from longform_eval.inference.benchmarks.rows import benchmark_rows
 
     benchmark = create_benchmark(args.benchmark, args.config_name, {})
     rows = benchmark_rows(benchmark, None, None, None)[: args.limit]

@@ -34,10 +34,9 @@ from typing import Any
 import numpy as np
 
 from longform_eval.dataset_builder.hellobench import NAME, TASKS
-from longform_eval.inference.benchmarks.hellobench import scored
-from longform_eval.inference.report_context import JUDGEMENTS, main_prompts, published_scores, released_source
+from longform_eval.inference.report.context import JUDGEMENTS, main_prompts, published_scores, released_source
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
-from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id
+from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, scored
 from longform_eval.metric.helloeval.uncertainty import helloeval_figures
 from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
 from longform_eval.metric.uncertainty import (

@@ -29,7 +29,9 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         description=f"An existing --out or --report file is overwritten only if fit-weights wrote it: {OUR_WEIGHTS}; "
         f"{OUR_REPORT}.",
     )
-    fit.add_argument("annotations", type=Path, help="JSON Lines file of annotations (see the README)")
+    fit.add_argument(
+        "annotations", type=Path, help="JSON Lines file of annotations (see docs/benchmarks-and-scoring.md)"
+    )
     fit.add_argument("--out", type=Path, default=Path("fitted_weights.txt"), help="weights file to write")
     fit.add_argument("--report", type=Path, help="also write R^2 / MSE / n per subcategory as JSON")
     fit.set_defaults(handler=run_fit_weights)

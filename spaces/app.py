@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import re
 import signal
+import sys
 import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -164,7 +166,7 @@ def arena_from_settings(
 ) -> Arena:
     """The arena over `runs` (folders, or `hf://datasets/ORG/NAME[/PATH]`: downloaded once, read in the cache), its
     votes in `db`, and with `votes` kept in that Hub repo too (restored from it first: see `hub_votes`)."""
-    folders = run_folders(local_path(p) for p in runs)
+    folders = run_folders(fetched(runs))
     pool = ResponsePool.load(folders, Path(released) if released else None, source, dataset)
     arena_judge = None
     if judge:
@@ -177,6 +179,18 @@ def arena_from_settings(
     if votes is not None:
         keep_votes(store, votes)
     return Arena(pool, store, arena_judge, folders, seed)
+
+
+def fetched(runs: Sequence[str | Path]) -> list[Path]:
+    """Each entry of `runs` as a local path (an `hf://` entry downloaded); one that cannot be fetched (not of the
+    form, a repo missing or out of reach) is skipped with a warning naming it, as a bad folder is (`run_folders`)."""
+    found = []
+    for entry in runs:
+        try:
+            found.append(local_path(entry))
+        except (ValueError, OSError) as error:  # huggingface_hub's errors are OSErrors
+            warnings.warn(f"{entry}: run folder skipped ({str(error).removeprefix(f'{entry}: ')})", stacklevel=2)
+    return found
 
 
 def run_paths(value: str | Sequence[str | Path] | None) -> list[str]:
@@ -214,7 +228,7 @@ def main(settings: dict[str, Any] | None = None) -> None:
         launch(build_app(arena), settings)
     finally:
         if journal is not None:
-            journal.push()  # what was stored since the push on SIGTERM, or since the last scheduled push
+            journal.close()  # what was stored since the push on SIGTERM, or since the last scheduled push
 
 
 def stop(journal: HubJournal | None, signum: int, frame: Any) -> None:
@@ -252,4 +266,7 @@ def launch(
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ValueError as error:  # a setting refused (a public votes repo, a bad port): one line in the Space's log
+        sys.exit(f"longform-eval space: error: {error}")

@@ -49,7 +49,11 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
         required=True,
         help="folder to write: new, empty or an earlier export (anything else is refused)",
     )
-    export.add_argument("--push-to", help="also upload to this Hub dataset repo")
+    export.add_argument(
+        "--push-to",
+        metavar="ORG/NAME",
+        help="also upload to this Hub dataset repo (created private if missing; a public one is refused)",
+    )
     export.set_defaults(handler=run_space_export)
 
 
@@ -63,7 +67,8 @@ def run_space(args: argparse.Namespace) -> int:
 
 def run_space_export(args: argparse.Namespace) -> int:
     from longform_eval.spaces.export import check_export_folder
-    from longform_eval.spaces.storage import VoteStore, push_votes_to_hub
+    from longform_eval.spaces.hub_votes import push_votes_to_hub
+    from longform_eval.spaces.storage import VoteStore
 
     if not args.db.is_file():
         raise FileNotFoundError(f"--db {args.db}: no such file")

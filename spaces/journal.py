@@ -4,8 +4,8 @@ Layout (the same on disk and in the Hub repo that keeps it): `votes/<name>.jsonl
 one name per process (the time it started and a random suffix), so two processes (two replicas of a Space, a
 restart) never write the same file. A line is written whole while holding the lock that the uploader takes to
 list the files and their sizes, so an upload holds whole lines only. Reading a journal back checks every record
-as the store does and skips a damaged line with a warning naming its file and line; importing it into a store
-skips what the store holds already (a vote by its comparison token), so an import can be repeated.
+as the store does and skips a damaged line with a warning naming its file and line; the store's `import_records`
+skips what it holds already (a vote by its comparison token), so an import can be repeated.
 """
 
 from __future__ import annotations
@@ -20,14 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from longform_eval.spaces.records import annotation_row, vote_of_record, vote_row
-from longform_eval.spaces.storage import ANNOTATION_INSERT, VoteStore, annotation_values, insert_statement
+from longform_eval.spaces.records import ANNOTATION_KEY, annotation_row, key, vote_identity, vote_of_record, vote_row
+from longform_eval.spaces.storage import VoteStore
 
 KINDS = ("votes", "annotations")
-TOKENLESS_KEY = ("annotator", "session", "created", "item_id", "model_a", "model_b")
-TOKENLESS_MATCH = f"SELECT 1 FROM votes WHERE token IS NULL AND {' AND '.join(f'{k} = ?' for k in TOKENLESS_KEY)}"
-ANNOTATION_KEY = ("annotator", "created", "row_id", "model")
-ANNOTATION_MATCH = f"SELECT 1 FROM annotations WHERE {' AND '.join(f'{k} = ?' for k in ANNOTATION_KEY)}"
 
 
 class VoteJournal:
@@ -88,27 +84,6 @@ def lines(path: Path, where: str) -> Iterator[tuple[int, Any]]:
             warnings.warn(f"{where} line {number}: skipped (not a JSON line: {error})", stacklevel=3)
 
 
-def import_records(store: VoteStore, records: Records) -> tuple[int, int]:
-    """Store, in order of time, each vote and annotation of `records` that `store` lacks; (new votes, new
-    annotations). Nothing goes to the store's journal (these records are kept already)."""
-    votes = sorted(records.votes, key=lambda row: row["created"])
-    annotations = sorted(records.annotations, key=lambda row: row["created"])
-    added = [0, 0]
-    with store.connect() as connection:
-        connection.execute("BEGIN IMMEDIATE")  # closed without COMMIT on an error: rolled back
-        for row in votes:
-            if row["token"] is None and connection.execute(TOKENLESS_MATCH, key(row, TOKENLESS_KEY)).fetchone():
-                continue
-            statement = f"{insert_statement(row)} ON CONFLICT (token) DO NOTHING"
-            added[0] += connection.execute(statement, tuple(row.values())).rowcount
-        for row in annotations:
-            if not connection.execute(ANNOTATION_MATCH, key(row, ANNOTATION_KEY)).fetchone():
-                connection.execute(ANNOTATION_INSERT, annotation_values(row))
-                added[1] += 1
-        connection.execute("COMMIT")
-    return added[0], added[1]
-
-
 def missing_records(store: VoteStore, records: Records) -> Records:
     """What `store` holds and `records` lack: votes by comparison token (or all fields), annotations by key."""
     kept = {vote_identity(row) for row in records.votes}
@@ -119,13 +94,4 @@ def missing_records(store: VoteStore, records: Records) -> Records:
     )
 
 
-def vote_identity(row: dict[str, Any]) -> tuple:
-    """What tells two votes apart: the comparison token, or (a vote without one) the fields of TOKENLESS_KEY."""
-    return ("token", row["token"]) if row["token"] is not None else key(row, TOKENLESS_KEY)
-
-
-def key(row: dict[str, Any], names: tuple[str, ...]) -> tuple:
-    return tuple(row[name] for name in names)
-
-
-__all__ = ["KINDS", "Records", "VoteJournal", "import_records", "missing_records", "read_journal"]
+__all__ = ["KINDS", "Records", "VoteJournal", "missing_records", "read_journal"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from longform_eval.dataset_builder.released import released_responses
 from longform_eval.inference.benchmarks import create_benchmark
-from longform_eval.inference.dataset_rows import benchmark_rows
+from longform_eval.inference.benchmarks.rows import benchmark_rows
 
 from .items import Item, item_key, item_of
 from .run_folders import read_runs

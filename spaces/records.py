@@ -13,6 +13,10 @@ OUTCOMES = ("A", "B", "equally_good", "equally_bad")
 VOTE_TEXT = ("annotator", "session", "item_id", "model_a", "model_b", "order_shown", "outcome")
 ANNOTATION_FIELDS = ("annotator", "created", "row_id", "subcategory", "model", "checklist_scores", "overall_score")
 MAX_TEXT_LENGTH = 10_000  # an item id, subcategory or model name in an annotation imported from a journal
+# What tells two records apart: a vote by its comparison token, a vote without one (schema 1) by TOKENLESS_KEY, an
+# annotation by ANNOTATION_KEY.
+TOKENLESS_KEY = ("annotator", "session", "created", "item_id", "model_a", "model_b")
+ANNOTATION_KEY = ("annotator", "created", "row_id", "model")
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,15 @@ def annotation_row(record: Any) -> dict[str, Any]:
     ):
         raise FieldError("annotation fields created, overall_score and checklist_scores must be numbers")
     return {name: record[name] for name in ANNOTATION_FIELDS}
+
+
+def vote_identity(row: dict[str, Any]) -> tuple:
+    """What tells two vote rows apart: the comparison token, or (a vote without one) the fields of TOKENLESS_KEY."""
+    return ("token", row["token"]) if row["token"] is not None else key(row, TOKENLESS_KEY)
+
+
+def key(row: dict[str, Any], names: tuple[str, ...]) -> tuple:
+    return tuple(row[name] for name in names)
 
 
 def is_number(value: Any) -> bool:

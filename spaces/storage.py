@@ -1,8 +1,8 @@
 """Votes and checklist annotations in SQLite (WAL mode, versioned schema, one atomic insert per vote).
 
-Schema version 2 stores each vote with the token of the comparison it answers, under a UNIQUE index: a second
-vote for the same comparison (four buttons fired at once, a replayed request) fails in SQLite, whatever the
-app's threads do. A version 1 database gains the column (NULL for its old votes) when it is opened.
+Each vote is stored with the token of the comparison it answers, under a UNIQUE index (`schema`): a second vote
+for the same comparison (four buttons fired at once, a replayed request) fails in SQLite, whatever the app's
+threads do.
 
 A store may have a journal (`journal.VoteJournal`): each vote and annotation stored is also handed to it, as a
 record of its columns (`records`), once SQLite has it.
@@ -24,38 +24,24 @@ from typing import Any, Protocol
 from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.dataset_builder.owned import write_listing
 from longform_eval.spaces.export import EXPORT_FILES, EXPORT_MARKER, export_folder
-from longform_eval.spaces.records import ANNOTATION_FIELDS, OUTCOMES, Vote, annotation_row, vote_record, vote_row
-
-SCHEMA_VERSION = 2
-BUSY_TIMEOUT_S = 30  # a writer waits this long for another writer's lock (30 clients voting at once) before failing
-TABLES = (
-    """CREATE TABLE IF NOT EXISTS votes (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    annotator TEXT NOT NULL,
-    session TEXT NOT NULL,
-    created REAL NOT NULL,
-    item_id TEXT NOT NULL,
-    model_a TEXT NOT NULL,
-    model_b TEXT NOT NULL,
-    order_shown TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    judge_outcome TEXT,
-    judge_flipped INTEGER,
-    token TEXT
-)""",
-    """CREATE TABLE IF NOT EXISTS annotations (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    annotator TEXT NOT NULL,
-    created REAL NOT NULL,
-    row_id TEXT NOT NULL,
-    subcategory TEXT NOT NULL,
-    model TEXT NOT NULL,
-    checklist_scores TEXT NOT NULL,
-    overall_score REAL NOT NULL
-)""",
+from longform_eval.spaces.records import (
+    ANNOTATION_FIELDS,
+    ANNOTATION_KEY,
+    OUTCOMES,
+    TOKENLESS_KEY,
+    Vote,
+    annotation_row,
+    key,
+    vote_record,
+    vote_row,
 )
-TOKEN_INDEX = "CREATE UNIQUE INDEX IF NOT EXISTS votes_token ON votes (token)"
+from longform_eval.spaces.schema import SCHEMA_VERSION, migrate
+
+BUSY_TIMEOUT_S = 30  # a writer waits this long for another writer's lock (30 clients voting at once) before failing
 ANNOTATION_INSERT = f"INSERT INTO annotations ({', '.join(ANNOTATION_FIELDS)}) VALUES ({', '.join('?' * 7)})"
+TOKENLESS_MATCH = f"SELECT 1 FROM votes WHERE token IS NULL AND {' AND '.join(f'{k} = ?' for k in TOKENLESS_KEY)}"
+ANNOTATION_MATCH = f"SELECT 1 FROM annotations WHERE {' AND '.join(f'{k} = ?' for k in ANNOTATION_KEY)}"
+FIT_WEIGHTS_FIELDS = ("row_id", "subcategory", "checklist_scores", "overall_score", "annotator", "model")
 # OWASP's CSV injection defence: a text cell starting with one of these is read as a formula by spreadsheets.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -76,25 +62,8 @@ class VoteStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.connect() as connection:
             connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("BEGIN IMMEDIATE")  # one process creates or migrates; the others wait, then see it done
-            try:
-                self.migrate(connection)
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-            connection.execute("COMMIT")
-
-    def migrate(self, connection: sqlite3.Connection) -> None:
-        """Create the schema, or bring a version 1 (or unversioned) database to the current version."""
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise RuntimeError(f"{self.path}: schema version {version} is newer than this code ({SCHEMA_VERSION})")
-        for statement in TABLES:
-            connection.execute(statement)
-        if "token" not in {row[1] for row in connection.execute("PRAGMA table_info(votes)")}:
-            connection.execute("ALTER TABLE votes ADD COLUMN token TEXT")
-        connection.execute(TOKEN_INDEX)
-        connection.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        with self.transaction() as connection:  # one process creates or migrates; the others wait, then see it done
+            migrate(connection, self.path)
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
@@ -104,6 +73,18 @@ class VoteStore:
             yield connection
         finally:
             connection.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A connection in one write transaction: committed when the block ends, rolled back if it raises."""
+        with self.connect() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield connection
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
 
     def add_vote(self, vote: Vote) -> int:
         """Insert one vote (one statement, committed at once); its row id.
@@ -132,18 +113,34 @@ class VoteStore:
         rows = [vote_row(vote) for vote in votes]
         if not rows:
             return 0
-        with self.connect() as connection:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
+        try:
+            with self.transaction() as connection:
                 connection.executemany(insert_statement(rows[0]), [tuple(row.values()) for row in rows])
-            except BaseException as error:
-                connection.execute("ROLLBACK")
-                if isinstance(error, sqlite3.IntegrityError) and token_clash(error):
-                    raise AlreadyVoted("a comparison among these votes was already voted on") from error
-                raise
-            connection.execute("COMMIT")
+        except sqlite3.IntegrityError as error:
+            if token_clash(error):
+                raise AlreadyVoted("a comparison among these votes was already voted on") from error
+            raise
         self.keep("votes", [vote_record(row) for row in rows])
         return len(rows)
+
+    def import_records(self, votes: list[dict[str, Any]], annotations: list[dict[str, Any]]) -> tuple[int, int]:
+        """Store, in one transaction and in order of time, each vote row (as `vote_row` makes it) and annotation (as
+        `annotation_row` checks it) that the store lacks: a vote by `vote_identity`, an annotation by ANNOTATION_KEY.
+
+        Returns (votes added, annotations added); a repeated import adds nothing. Nothing goes to the journal: what
+        is imported is kept elsewhere already.
+        """
+        added = [0, 0]
+        with self.transaction() as connection:
+            for row in sorted(votes, key=lambda row: row["created"]):
+                if row["token"] is None and connection.execute(TOKENLESS_MATCH, key(row, TOKENLESS_KEY)).fetchone():
+                    continue
+                statement = f"{insert_statement(row)} ON CONFLICT (token) DO NOTHING"
+                added[0] += connection.execute(statement, tuple(row.values())).rowcount
+            for row in sorted(annotations, key=lambda row: row["created"]):
+                if not connection.execute(ANNOTATION_MATCH, key(row, ANNOTATION_KEY)).fetchone():
+                    added[1] += connection.execute(ANNOTATION_INSERT, annotation_values(row)).rowcount
+        return added[0], added[1]
 
     def keep(self, kind: str, records: list[dict[str, Any]]) -> None:
         """Hand `records`, stored a moment ago, to the journal (if any)."""
@@ -204,22 +201,7 @@ class VoteStore:
 
     def annotations(self) -> list[dict]:
         """In the schema that `longform-eval fit-weights` reads."""
-        with self.connect() as connection:
-            rows = connection.execute(
-                "SELECT row_id, subcategory, checklist_scores, overall_score, annotator, model FROM annotations "
-                "ORDER BY id"
-            ).fetchall()
-        return [
-            {
-                "row_id": r[0],
-                "subcategory": r[1],
-                "checklist_scores": json.loads(r[2]),
-                "overall_score": r[3],
-                "annotator": r[4],
-                "model": r[5],
-            }
-            for r in rows
-        ]
+        return [{name: record[name] for name in FIT_WEIGHTS_FIELDS} for record in self.annotation_records()]
 
     def export(self, folder: str | Path) -> list[Path]:
         """votes.csv (text cells escaped against formula injection), votes.jsonl (raw values) and annotations.jsonl
@@ -261,26 +243,6 @@ def csv_cell(value: Any) -> Any:
     return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
-def push_votes_to_hub(store: VoteStore, repo_id: str, token: str | None = None) -> str:
-    """Upload the exported votes and annotations to a Hub dataset repo (needs network)."""
-    import tempfile
-
-    from huggingface_hub import HfApi
-
-    api = HfApi(token=token)
-    with tempfile.TemporaryDirectory() as folder:
-        store.export(folder)
-        api.create_repo(repo_id, repo_type="dataset", private=True, exist_ok=True)
-        info = api.upload_folder(
-            repo_id=repo_id,
-            repo_type="dataset",
-            folder_path=folder,
-            ignore_patterns=[EXPORT_MARKER],
-            commit_message="longform-eval space: votes and annotations",
-        )
-    return str(info)
-
-
 __all__ = [
     "OUTCOMES",
     "SCHEMA_VERSION",
@@ -289,5 +251,4 @@ __all__ = [
     "Vote",
     "VoteStore",
     "csv_cell",
-    "push_votes_to_hub",
 ]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import mimetypes
 
 import yaml
-from hub_standin_git import ENDPOINTS, URL_PREFIX, USER, card_data
 from hub_standin_http import Request, Response, split_revision
+from hub_standin_repo_api import ENDPOINTS, URL_PREFIX, USER, card_data
 from hub_standin_store import DEFAULT_BRANCH, HubError, Store, git_blob_oid
 
 TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}

@@ -1,5 +1,5 @@
 """vLLM's offline engine (`vllm.LLM`). Multi-node: start a Ray cluster and set tensor/pipeline parallel sizes;
-vLLM distributes itself (see the README); this backend adds no distribution of its own.
+vLLM distributes itself (see docs/running-and-backends.md); this backend adds no distribution of its own.
 
 Requests go to the engine in chunks of `chunk_size` (vLLM batches within a chunk as it likes), and each chunk's
 results reach `on_result` before the next chunk starts, so a crash loses at most one chunk. Under

@@ -24,7 +24,7 @@ from ..backends.base import Request
 from ..config import GenerationConfig
 
 if TYPE_CHECKING:
-    from ..report_context import RunContext
+    from ..report.context import RunContext
 
 THINK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
 

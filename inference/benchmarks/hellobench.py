@@ -16,7 +16,7 @@ from longform_eval.dataset_builder.hellobench import LENGTHS, TASKS
 from longform_eval.metric import Unscored
 from longform_eval.metric.helloeval import build_judge_request
 from longform_eval.metric.helloeval.parser import parse_verdict, verdict_schema
-from longform_eval.metric.helloeval.scoring import JudgedRow, row_score, score_rows
+from longform_eval.metric.helloeval.scoring import JudgedRow, score_rows, scored
 from longform_eval.metric.helloeval.settings import paper_settings as helloeval_settings
 from longform_eval.metric.helloeval.uncertainty import helloeval_figures
 from longform_eval.metric.helloeval.upstream_runs import judge_retry_deviation, model_deviations, upstream_model
@@ -26,7 +26,7 @@ from longform_eval.metric.uncertainty.units import UnitTable
 from longform_eval.metric.words import word_count
 
 from ..backends.base import Request
-from ..report_context import (
+from ..report.context import (
     RELEASED_JUDGE,
     ContextRow,
     Published,
@@ -35,8 +35,8 @@ from ..report_context import (
     published_interval,
     released_figures,
 )
-from ..report_plots import Plot, bar_plot, scatter_plot, split_plots
-from ..report_tables import fmt, fmt_bounds, fmt_figure, interval_of, markdown_table
+from ..report.plots import Plot, bar_plot, scatter_plot, split_plots
+from ..report.tables import fmt, fmt_bounds, fmt_figure, interval_of, markdown_table
 from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 
@@ -218,9 +218,3 @@ class HelloBench(Benchmark):
             for r in scores.get("rows", [])
             if r.get("required")
         ]
-
-
-def scored(row: JudgedRow, weights: dict[str, list[float]]) -> float | None:
-    """The row score for the report, or None for an unscored row (a verdict of the wrong length included)."""
-    value = row.verdict if isinstance(row.verdict, Unscored) else row_score(row.verdict, weights[row.subcategory])
-    return None if isinstance(value, Unscored) else value

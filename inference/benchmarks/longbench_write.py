@@ -41,8 +41,8 @@ from longform_eval.metric.uncertainty import Figure
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
-from ..report_plots import Plot, loglog_scatter, split_plots
-from ..report_tables import fmt, fmt_figure, fmt_figures, markdown_table
+from ..report.plots import Plot, loglog_scatter, split_plots
+from ..report.tables import fmt, fmt_figure, fmt_figures, markdown_table
 from .base import (
     Benchmark,
     BenchmarkArgs,

@@ -28,8 +28,8 @@ from longform_eval.metric.uncertainty import Figure
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
-from ..report_plots import line_plot, split_plots
-from ..report_tables import fmt, fmt_figure, fmt_figures, markdown_table
+from ..report.plots import line_plot, split_plots
+from ..report.tables import fmt, fmt_figure, fmt_figures, markdown_table
 from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
 from .registry import register_benchmark
 

@@ -24,7 +24,7 @@ from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
 from ..config import GenerationConfig
-from ..report_tables import fmt, fmt_figure, holds, interval_of
+from ..report.tables import fmt, fmt_figure, holds, interval_of
 from .base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, ReportSection, sampling_config
 from .pairwise_baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
 from .pairwise_calls import PairItem, item_verdict, pair_calls, parse_reply

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..report_plots import bar_plot, split_plots
-from ..report_tables import fmt, fmt_figure, holds, interval_of, markdown_table
+from ..report.plots import bar_plot, split_plots
+from ..report.tables import fmt, fmt_figure, holds, interval_of, markdown_table
 from .base import ReportSection
 from .pairwise_scores import BASELINE, MODEL
 

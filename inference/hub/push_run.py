@@ -2,42 +2,37 @@
 
 What goes up: the run's records, config.yaml, scores.json, report.md, comparisons.json and timings.json if present,
 and its plots; never its lock, temporary files or anything else in the folder. The dataset card (README.md) says
-what the run is. A repo may hold several runs (`--path-in-repo runs/NAME`): each run folder then carries its own
-card and the root card lists them. Files are committed in one commit; huggingface_hub leaves out those the repo
-already holds byte for byte, so pushing an unchanged run commits nothing.
+what the run is and lists its files. A repo may hold several runs (`--path-in-repo runs/NAME`): each run folder then
+carries its own card and the root card lists them.
+
+A push writes into a new or empty folder of the repo, or over the same run pushed before (its config.yaml the same,
+compared as a resumed run's is: `RunConfig.changed_fields`). It deletes only the files the earlier push listed in its
+card (when the card is still ours) and the run no longer has: never a file someone uploaded by hand. Files the repo
+already holds byte for byte are left out, as `publish` does (`remote.is_same`): pushing an unchanged run makes no
+commit.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import json
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-import yaml
-from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf_hub_download
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message, unreachable_errors
 
-from ..report import load_scores
+from ..report.markdown import load_scores
 from ..runner import Run
+from ..runner.config import RunConfig
 from ..runner.folder import CONFIG_FILE, read_config
 from ..runner.pending import pending_calls
-from .run_card import CARD, RunInfo, is_our_card, repo_card, run_card
-
-RUN_FILES = (
-    CONFIG_FILE,
-    "scores.json",
-    "report.md",
-    "comparisons.json",
-    "timings.json",
-    "generations*.jsonl",
-    "judgements*.jsonl",
-    "failures.jsonl",
-    "*.png",
-)
-REPO_TYPE = "dataset"
+from ..runner.schema import SchemaMismatch
+from ..url_secrets import mask_url_secrets
+from .remote import is_same, remote_files
+from .run_card import CARD, RunInfo, is_our_card, listed_files, repo_card, run_card
+from .run_remote import REPO_TYPE, RemoteRepo, child_of, is_run_file, names_in
+from .sources import checked_repo_id, join
 
 
 @dataclass
@@ -53,9 +48,9 @@ class PushPlan:
     def repo_path(self, name: str) -> str:
         return join(self.path_in_repo, name)
 
-
-def join(folder: str, name: str) -> str:
-    return f"{folder}/{name}" if folder else name
+    @property
+    def where(self) -> str:
+        return f"/{self.path_in_repo}" if self.path_in_repo else "its root"
 
 
 def run_file_names(folder: Path) -> list[str]:
@@ -65,10 +60,6 @@ def run_file_names(folder: Path) -> list[str]:
         for entry in folder.iterdir()
         if entry.is_file() and not entry.name.startswith(".") and is_run_file(entry.name)
     )
-
-
-def is_run_file(name: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in RUN_FILES)
 
 
 def checked_path_in_repo(value: str | None) -> str:
@@ -84,8 +75,9 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
 
     Raises:
         FileNotFoundError: no config.yaml, scores.json or report.md.
-        ValueError: calls still pending, or scores.json says the run is incomplete.
+        ValueError: not a repo id, calls still pending, or scores.json says the run is incomplete.
     """
+    checked_repo_id(repo_id, "--repo")
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such run folder")
@@ -109,12 +101,13 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
 class PushResult:
     url: str
     commit: str
-    changed: bool  # False: the repo already held this run byte for byte
+    changed: bool  # False: the repo already held this run byte for byte, and no commit was made
     notes: list[str]
 
 
 def push_run(plan: PushPlan, private: bool | None = None, api: HfApi | None = None) -> PushResult:
-    """Create the dataset repo if needed and commit the run, its card and the root card in one commit."""
+    """Create the dataset repo if needed and commit what changed of the run, its card and the root card, in one
+    commit (none when nothing changed)."""
     message = offline_message(f"push {plan.folder} to {plan.repo_id}")
     if message:
         raise HubUnavailableError(message)
@@ -123,38 +116,17 @@ def push_run(plan: PushPlan, private: bool | None = None, api: HfApi | None = No
         return commit_run(plan, private, api)
     except unreachable_errors() as error:
         unreachable = f"Cannot push {plan.folder} to {plan.repo_id}: the Hub is unreachable ({error})"
-        raise HubUnavailableError(unreachable) from error
-
-
-@dataclass
-class RemoteRepo:
-    """The repo as it stands before the push: its commit and its files."""
-
-    api: HfApi
-    repo_id: str
-    commit: str | None
-    files: set[str]
-
-    def read(self, path: str) -> str:
-        local = hf_hub_download(
-            self.repo_id,
-            path,
-            repo_type=REPO_TYPE,
-            revision=self.commit,
-            endpoint=self.api.endpoint,
-            token=self.api.token,
-        )
-        return Path(local).read_text(encoding="utf-8")
+        raise HubUnavailableError(mask_url_secrets(unreachable)) from error
 
 
 def commit_run(plan: PushPlan, private: bool | None, api: HfApi) -> PushResult:
     url = str(api.create_repo(plan.repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True))
     before = api.repo_info(plan.repo_id, repo_type=REPO_TYPE).sha
-    remote = RemoteRepo(
-        api, plan.repo_id, before, set(api.list_repo_files(plan.repo_id, repo_type=REPO_TYPE, revision=before))
-    )
-    check_destination(plan, remote.files)
+    remote = RemoteRepo(api, plan.repo_id, before, remote_files(api, plan.repo_id, REPO_TYPE, before))
+    check_destination(plan, remote)
     operations, notes = commit_operations(plan, remote)
+    if not operations:
+        return PushResult(url, before or "", False, notes)
     info = api.create_commit(
         plan.repo_id,
         operations,
@@ -162,64 +134,78 @@ def commit_run(plan: PushPlan, private: bool | None, api: HfApi) -> PushResult:
         commit_message=f"push-run {plan.folder.name} to /{plan.path_in_repo}: {plan.run.title}",
         parent_commit=before,
     )
-    return PushResult(url, info.oid, info.oid != before, notes)
+    return PushResult(url, info.oid, True, notes)
 
 
-def check_destination(plan: PushPlan, remote: set[str]) -> None:
-    """Refuse to write a run into a repo folder that holds files but is not a run folder pushed before."""
-    top = {name for path in remote if (name := child_of(plan.path_in_repo, path)) is not None}
-    foreign = sorted(top - {CONFIG_FILE, CARD, ".gitattributes"})
-    if foreign and CONFIG_FILE not in top:
-        where = f"/{plan.path_in_repo}" if plan.path_in_repo else "its root"
+def check_destination(plan: PushPlan, remote: RemoteRepo) -> None:
+    """Refuse to write a run into a repo folder that holds another run, or files but no run."""
+    top = names_in(plan.path_in_repo, remote.files)
+    if CONFIG_FILE in top:
+        check_same_run(plan, remote)
+        return
+    foreign = sorted(top - {CARD, ".gitattributes"})
+    if foreign:
         raise ValueError(
-            f"{plan.repo_id}: {where} holds {foreign[0]}"
+            f"{plan.repo_id}: {plan.where} holds {foreign[0]}"
             f"{f' and {len(foreign) - 1} more files' if len(foreign) > 1 else ''} but no run (no {CONFIG_FILE}); "
             "push-run writes only into a new or empty folder or a run pushed before: give another --path-in-repo"
         )
 
 
-def child_of(folder: str, path: str) -> str | None:
-    """The name of `path` if it is a file directly in `folder` ("" the root), else None."""
-    parent = str(PurePosixPath(path).parent)
-    return PurePosixPath(path).name if parent == (folder or ".") else None
+def check_same_run(plan: PushPlan, remote: RemoteRepo) -> None:
+    """Refuse unless the destination's config.yaml is this run's, compared as `Run.reconcile` compares them."""
+    try:
+        changed = RunConfig.model_validate(plan.run.config).changed_fields(remote.config(plan.path_in_repo))
+    except SchemaMismatch:
+        changed = ["schema_version"]
+    if changed:
+        raise ValueError(
+            f"{plan.repo_id}: {plan.where} holds another run (its {CONFIG_FILE} differs in {', '.join(changed)}); "
+            "push-run replaces only the same run pushed before: give another --path-in-repo"
+        )
 
 
 def commit_operations(plan: PushPlan, remote: RemoteRepo) -> tuple[list[Any], list[str]]:
-    """Adds for the run's files and cards, deletes for run files an earlier push left that the run no longer has."""
-    operations: list[Any] = [CommitOperationAdd(plan.repo_path(name), plan.folder / name) for name in plan.files]
-    for path in sorted(remote.files):
-        name = child_of(plan.path_in_repo, path)
-        if name and is_run_file(name) and name not in plan.files:
-            operations.append(CommitOperationDelete(path))
+    """Adds for the run's files and cards that the repo does not hold byte for byte, deletes for files the earlier
+    push listed that the run no longer has; and notes for cards left alone."""
+    operations: list[Any] = []
+    for name in plan.files:
+        if not is_same(remote.files.get(plan.repo_path(name)), (plan.folder / name).read_bytes()):
+            operations.append(CommitOperationAdd(plan.repo_path(name), plan.folder / name))
+    operations += [CommitOperationDelete(path) for path in stale_files(plan, remote)]
     runs = other_runs(plan, remote) + [plan.run]
-    cards = {join(plan.path_in_repo, CARD): run_card(plan.repo_id, plan.run)} if plan.path_in_repo else {}
+    cards = {plan.repo_path(CARD): run_card(plan.repo_id, plan.run)} if plan.path_in_repo else {}
     cards[CARD] = repo_card(plan.repo_id, runs)
     notes = []
     for path, text in cards.items():
         if path in remote.files and not is_our_card(remote.read(path)):
             notes.append(f"{path}: left as it is (a card push-run did not write); the run's files were pushed")
-            continue
-        operations.append(CommitOperationAdd(path, text.encode("utf-8")))
+        elif not is_same(remote.files.get(path), text.encode("utf-8")):
+            operations.append(CommitOperationAdd(path, text.encode("utf-8")))
     return operations, notes
 
 
+def stale_files(plan: PushPlan, remote: RemoteRepo) -> list[str]:
+    """The run files the earlier push to this folder uploaded (its card, if ours, lists them) that the run lacks."""
+    card = plan.repo_path(CARD)
+    if card not in remote.files or not is_our_card(remote.read(card)):
+        return []
+    kept = {plan.repo_path(name) for name in plan.files}
+    return sorted(
+        path
+        for path in set(listed_files(remote.read(card))) - kept
+        if path in remote.files and is_run_file(child_of(plan.path_in_repo, path) or "")
+    )
+
+
 def other_runs(plan: PushPlan, remote: RemoteRepo) -> list[RunInfo]:
-    """The runs the repo already holds in other folders (their config and scores read from the Hub)."""
+    """The runs the repo already holds in other folders (their config and scores read from the Hub, checked)."""
     runs = []
-    for folder in run_folders_in(remote.files):
+    for folder in remote.run_folders():
         if folder != plan.path_in_repo:
-            config = yaml.safe_load(remote.read(join(folder, CONFIG_FILE))) or {}
-            scores = json.loads(remote.read(join(folder, "scores.json")))
-            names = sorted(name for path in remote.files if (name := child_of(folder, path)) and is_run_file(name))
-            runs.append(RunInfo(folder, config, scores, names))
+            config, scores = remote.run(folder)
+            runs.append(RunInfo(folder, config, scores, remote.run_files(folder)))
     return runs
-
-
-def run_folders_in(remote: set[str]) -> list[str]:
-    """The repo's folders ("" the root) that hold a config.yaml and a scores.json: runs pushed before."""
-    folders = {str(PurePosixPath(path).parent) for path in remote if PurePosixPath(path).name == CONFIG_FILE}
-    folders = {"" if folder == "." else folder for folder in folders}
-    return sorted(folder for folder in folders if join(folder, "scores.json") in remote)
 
 
 __all__ = ["PushPlan", "PushResult", "plan_push", "push_run", "run_file_names"]

@@ -36,6 +36,7 @@ class RepoPlan:
     private: bool
     role: str  # what it is, for the listing: "dataset", "evaluate metric", "arena Space"
     files: dict[str, bytes] = field(default_factory=dict)
+    restricted: bool = False  # a dataset without an open licence: private whatever --private says
 
     @property
     def space_sdk(self) -> str | None:
@@ -135,7 +136,7 @@ def dataset_repo(org: str, dataset: str, folder: Path, private: bool = False) ->
     check_built_licence(dataset, card_metadata(folder).get("license"))
     files = {path: (folder / path).read_bytes() for path in upload_plan(folder)}
     restricted = not licence_of(dataset).is_open
-    return RepoPlan("dataset", f"{org}/{dataset}", private or restricted, "dataset", files)
+    return RepoPlan("dataset", f"{org}/{dataset}", private or restricted, "dataset", files, restricted)
 
 
 def split_by_licence(datasets: Iterable[str], with_restricted: bool) -> tuple[list[str], list[str]]:

@@ -7,18 +7,22 @@ The card is a function of the run alone (no date, no pushing version), so pushin
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from huggingface_hub import DatasetCardData
 
-from ..report import benchmark_of, scale_of
+from ..report.markdown import benchmark_of, scale_of
 from ..runner.config import RunConfig
 from .licences import licence_of
+from .sources import hub_path, join
 
 CARD = "README.md"
 MARKER = "<!-- written by `longform-eval push-run`, rewritten on every push: edits here are replaced -->"
+FILES_HEADING = "## Files"
+FILE_ROW = re.compile(r"^\| `([^`]+)` \|")
 RECORDS = {"generations": "generations*.jsonl", "judgements": "judgements*.jsonl"}
 FILE_ROLES = {
     "config.yaml": "everything needed to reproduce the run (dataset and its hash, model, judge, settings, version)",
@@ -59,6 +63,17 @@ class RunInfo:
 
 def is_our_card(text: str) -> bool:
     return MARKER in text
+
+
+def listed_files(card: str) -> list[str]:
+    """The repo paths the Files table of a run's card lists: the files the push that wrote the card uploaded."""
+    listed, inside = [], False
+    for line in card.splitlines():
+        if line.startswith("## "):
+            inside = line == FILES_HEADING
+        elif inside and (row := FILE_ROW.match(line)):
+            listed.append(row[1])
+    return listed
 
 
 def run_card(repo_id: str, run: RunInfo) -> str:
@@ -102,15 +117,11 @@ def record_configs(run: RunInfo) -> list[dict[str, Any]]:
     ]
 
 
-def join(folder: str, name: str) -> str:
-    return f"{folder}/{name}" if folder else name
-
-
 def run_body(repo_id: str, run: RunInfo) -> list[str]:
     config = RunConfig.model_validate(run.config)
     figure, scale, details = run.headline()
     scores = run.scores
-    source = f"hf://datasets/{repo_id}" + (f"/{run.path}" if run.path else "")
+    source = hub_path(repo_id, run.path)
     return [
         f"# {run.benchmark}: {scores['model']}",
         "",
@@ -131,7 +142,7 @@ def run_body(repo_id: str, run: RunInfo) -> list[str]:
         "|---|---|",
         *[f"| {name} | {cell(value)} |" for name, value in settings_rows(config)],
         "",
-        "## Files",
+        FILES_HEADING,
         "",
         "| file | what it holds |",
         "|---|---|",
@@ -235,7 +246,7 @@ def index_intro(repo_id: str) -> list[str]:
         "# Evaluation runs made with longform-eval",
         "",
         f"Run folders of `longform-eval`, one per folder below, each with its own card (`FOLDER/README.md`) "
-        f"and report (`FOLDER/report.md`). Read one back with `longform-eval report hf://datasets/{repo_id}/FOLDER`.",
+        f"and report (`FOLDER/report.md`). Read one back with `longform-eval report {hub_path(repo_id, 'FOLDER')}`.",
     ]
 
 
@@ -250,4 +261,4 @@ def runs_table(runs: Sequence[RunInfo]) -> list[str]:
     return ["| run | benchmark | model | judge | headline [95% interval] | scale |", "|---|---|---|---|---|---|", *rows]
 
 
-__all__ = ["CARD", "RunInfo", "is_our_card", "repo_card", "restricted_note", "run_card"]
+__all__ = ["CARD", "RunInfo", "is_our_card", "listed_files", "repo_card", "restricted_note", "run_card"]

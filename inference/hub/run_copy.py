@@ -18,7 +18,7 @@ from typing import Any
 from longform_eval.dataset_builder.atomic import write_bytes_atomic, write_text_atomic
 
 from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
-from .push_run import is_run_file
+from .run_remote import is_run_file
 from .sources import is_hub_path, local_path, parse_hub_path
 
 MARKER = ".longform-eval-hub-copy.json"

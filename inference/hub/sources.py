@@ -14,17 +14,37 @@ from pathlib import Path
 
 from huggingface_hub import constants, snapshot_download
 from huggingface_hub.errors import (
+    HFValidationError,
     LocalEntryNotFoundError,
     OfflineModeIsEnabled,
     RepositoryNotFoundError,
     RevisionNotFoundError,
 )
+from huggingface_hub.utils import validate_repo_id
+
+from ..url_secrets import mask_url_secrets
 
 HUB_PREFIX = "hf://"
 DATASETS_PREFIX = f"{HUB_PREFIX}datasets/"
-NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
-HUB_PATH = re.compile(rf"(?P<repo>{NAME}/{NAME})(?:@(?P<revision>[^/@]+))?(?:/(?P<path>.*))?")
+HUB_PATH = re.compile(r"(?P<repo>[^/@]+/[^/@]+)(?:@(?P<revision>[^/@]+))?(?:/(?P<path>.*))?")
 FORM = "hf://datasets/ORG/NAME[@REVISION][/PATH]"
+
+
+def checked_repo_id(value: str, what: str) -> str:
+    """`value` if it is a repo id `ORG/NAME` by huggingface_hub's own rules (`validate_repo_id`).
+
+    Raises:
+        ValueError: naming `what` (an option or variable) and `value`, and what is wrong with it.
+    """
+    try:
+        validate_repo_id(value)
+    except HFValidationError as error:
+        reason = str(error).partition(": '")[0]  # its message ends by quoting the value, which ours names already
+    else:
+        reason = None if value.count("/") == 1 else "no '/' between the owner and the name"
+    if reason:
+        raise ValueError(f"{what} must be a repo id ORG/NAME, not {value!r} ({reason})")
+    return value
 
 
 def is_hub_path(value: str | os.PathLike) -> bool:
@@ -48,7 +68,21 @@ def parse_hub_path(value: str) -> tuple[str, str | None, str]:
     path = (match["path"] or "").rstrip("/") if match else ""
     if match is None or any(part in ("", ".", "..") for part in path.split("/") if path):
         raise ValueError(f"{value}: not a Hub dataset path; expected {FORM}")
+    try:
+        checked_repo_id(match["repo"], "the repo")
+    except ValueError as error:
+        raise ValueError(f"{value}: not a Hub dataset path: {error}") from None
     return match["repo"], match["revision"], path
+
+
+def join(folder: str, name: str) -> str:
+    """A path in a repo: `name` in `folder` ("" the repo's root)."""
+    return f"{folder}/{name}" if folder else name
+
+
+def hub_path(repo_id: str, path: str = "") -> str:
+    """`hf://datasets/ORG/NAME[/PATH]`, as `local_path` reads it."""
+    return DATASETS_PREFIX + (join(repo_id, path) if path else repo_id)
 
 
 def local_path(value: str | os.PathLike) -> Path:
@@ -75,8 +109,8 @@ def download(value: str, repo_id: str, revision: str | None, path: str) -> str:
         return snapshot_download(repo_id, repo_type="dataset", revision=revision, allow_patterns=patterns)
     except RepositoryNotFoundError as error:
         raise FileNotFoundError(
-            f"{value}: no dataset repo {repo_id} on {constants.ENDPOINT} (or it is private and the token in use "
-            "cannot read it)"
+            f"{value}: no dataset repo {repo_id} on {mask_url_secrets(constants.ENDPOINT)} (or it is private and the "
+            "token in use cannot read it)"
         ) from error
     except RevisionNotFoundError as error:
         raise FileNotFoundError(f"{value}: the dataset repo {repo_id} has no revision {revision!r}") from error
@@ -87,7 +121,17 @@ def download(value: str, repo_id: str, revision: str | None, path: str) -> str:
 def why_unreachable(error: LocalEntryNotFoundError) -> str:
     if constants.HF_HUB_OFFLINE or isinstance(error.__cause__, OfflineModeIsEnabled):
         return "offline mode is on (HF_HUB_OFFLINE); unset it to download the repo"
-    return f"the Hub at {constants.ENDPOINT} cannot be reached"
+    return f"the Hub at {mask_url_secrets(constants.ENDPOINT)} cannot be reached"
 
 
-__all__ = ["HUB_PREFIX", "hub_or_local_path", "is_hub_path", "local_path", "parse_hub_path"]
+__all__ = [
+    "DATASETS_PREFIX",
+    "HUB_PREFIX",
+    "checked_repo_id",
+    "hub_or_local_path",
+    "hub_path",
+    "is_hub_path",
+    "join",
+    "local_path",
+    "parse_hub_path",
+]

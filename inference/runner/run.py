@@ -17,16 +17,16 @@ from longform_eval.dataset_builder.folder import package_version
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
 from ..benchmarks import JudgeCall, Selection, create_benchmark, rows_hash, strip_think
+from ..benchmarks.rows import benchmark_rows
 from ..config import GenerationConfig, ModelSpec
-from ..dataset_rows import benchmark_rows
 from ..progress import console, stage_progress
-from ..records import RecordLog
 from ..url_secrets import mask_url_secrets
 from .config import RunConfig, RunConfigMismatch, bound_fields
 from .folder import CONFIG_FILE, JUDGEMENT_LOGS, check_writable_folder, holds_records, read_config, validated_config
 from .judge_samples import sample_call, sample_settings, split_sample_key
 from .judging import JudgeRounds
 from .lock import lock_run_folder
+from .records import RecordLog
 from .schema import GenerationRecord, JudgementRecord, config_hash
 from .scoring import score_run
 
@@ -45,7 +45,7 @@ class Run:
         self.by_id = {row["id"]: row for row in self.rows}
         config.dataset_hash = rows_hash(self.rows)
         config.package_version = package_version()
-        from ..parallel import process_rank
+        from .parallel import process_rank
 
         self.read_only = read_only  # a reader (the Space, a baseline): no lock taken, nothing written
         if not read_only:
@@ -134,7 +134,7 @@ class Run:
             return 0
         if self.config.model is None:
             raise ValueError(f"{self.folder}: no model to generate with (this run imported its generations)")
-        from ..parallel import shard_for_this_process
+        from .parallel import shard_for_this_process
 
         identity = (self.config.model_id, self.config.generation_hash)
         mine, log, finish = shard_for_this_process(pending, self.generations, lambda r: (r.key, *identity))
@@ -167,7 +167,7 @@ class Run:
 
     def record_engine(self, engines: set[str]) -> None:
         """config.yaml says which engine generated (hf: continuous, or static; continuous if any row was)."""
-        from ..parallel import is_main_process
+        from .parallel import is_main_process
 
         engine = "continuous" if "continuous" in engines else "static" if "static" in engines else None
         if engine and engine != self.config.engine and is_main_process():

@@ -9,8 +9,8 @@ from typing import Any, Protocol
 
 from ..backends.base import Request, Result
 from ..benchmarks import Benchmark, JudgeCall
-from ..records import RecordLog
 from .config import RunConfig
+from .records import RecordLog
 from .schema import GenerationRecord, JudgementRecord
 
 

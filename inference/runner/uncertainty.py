@@ -9,18 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from longform_eval.metric.uncertainty import (
-    DEFAULT_ROUNDS,
-    DEFAULT_SEED,
     VarianceSplit,
-    interval_method,
-    intervals,
     judge_sd,
     split_variance,
 )
-from longform_eval.metric.uncertainty.sparse import pooled_interval, pooled_method, sparse_strata
+from longform_eval.metric.uncertainty.unit_intervals import column_figure, figure_intervals
 from longform_eval.metric.uncertainty.units import UnitTable, mean_over_samples, sample_matrix
 
 from ..benchmarks import Benchmark
@@ -54,23 +48,6 @@ def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]
     return fields
 
 
-def figure_intervals(benchmark: Benchmark, units: UnitTable, figures: dict) -> tuple[dict, str]:
-    """The bootstrap's intervals, or where a stratum has a single scored unit (the demo's one prompt per task) the
-    pooled normal ones, and the method's name; a figure resting on one unit has none (it shows no spread)."""
-    design, column = units.design(), benchmark.judge_noise_column
-    if column is not None and sparse_strata(design, np.isfinite(units[column])):
-        found = {name: pooled_interval(builder(benchmark, units, column, name), units[column]) for name in figures}
-        return found, pooled_method(design)
-    found = intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED)
-    spread = {name: None if found[name] is None or found[name].n < 2 else found[name] for name in found}
-    return spread, interval_method(design, DEFAULT_ROUNDS, DEFAULT_SEED)
-
-
-def builder(benchmark: Benchmark, units: UnitTable, column: str, name: str):
-    """Figure `name` as a function of the values of one unit column (the row scores)."""
-    return lambda values: benchmark.figures(replaced(units, column, values))[name]
-
-
 def judge_noise(benchmark: Benchmark, units: UnitTable, tables: list[UnitTable], found: dict) -> dict[str, Any]:
     """judge_sd and, per figure, the shares of its variance from the prompts and from the judge."""
     column = benchmark.judge_noise_column
@@ -81,7 +58,7 @@ def judge_noise(benchmark: Benchmark, units: UnitTable, tables: list[UnitTable],
     for name, interval in found.items():
         if interval is None:
             continue
-        parts = split_variance(builder(benchmark, units, column, name), samples, interval.se)
+        parts = split_variance(column_figure(benchmark, units, column, name), samples, interval.se)
         split[name] = None if parts is None else parts.to_dict() | what_more_buys(parts)
     return {"judge_sd": judge_sd(samples), "variance_split": split}
 
@@ -92,10 +69,6 @@ def what_more_buys(parts: VarianceSplit) -> dict[str, float]:
         "se_twice_the_prompts": parts.se_with(prompts=2 * parts.n),
         "se_twice_the_judge_samples": parts.se_with(judge_samples=2 * parts.judge_samples),
     }
-
-
-def replaced(units: UnitTable, column: str, values) -> UnitTable:
-    return UnitTable(units.ids, {**units.columns, column: values}, units.strata, units.unit, units.stratified_by)
 
 
 def apply_points(benchmark: Benchmark, scores: dict[str, Any], points: dict[str, float | None]) -> None:

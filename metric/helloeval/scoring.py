@@ -245,3 +245,9 @@ def first_verdict_per_known_id(records: Iterable[dict[str, Any]], known_ids: set
             seen.add(row_id)
             kept.append(record)
     return kept
+
+
+def scored(row: JudgedRow, weights: dict[str, list[float]]) -> float | None:
+    """The row score for the report, or None for an unscored row (a verdict of the wrong length included)."""
+    value = row.verdict if isinstance(row.verdict, Unscored) else row_score(row.verdict, weights[row.subcategory])
+    return None if isinstance(value, Unscored) else value

@@ -273,7 +273,7 @@ def test_staging_left_by_dead_builds_is_removed_by_the_next_build(shared_data, t
 KILLED_BUILD = """
 import sys, time
 from longform_eval.dataset_builder import folder
-from longform_eval.inference.dataset_rows import default_dataset
+from longform_eval.inference.benchmarks.rows import default_dataset
 
 written = folder.write_table
 
@@ -292,7 +292,7 @@ default_dataset("hellobench", {}, sys.argv[1])
 
 def test_a_cache_build_killed_midway_leaves_nothing_once_the_next_run_builds(shared_data, tmp_path, monkeypatch):
     """kill -9 while the dataset cache is written: the next run's build removes the dead process's staging."""
-    from longform_eval.inference.dataset_rows import default_dataset
+    from longform_eval.inference.benchmarks.rows import default_dataset
 
     monkeypatch.setenv("LONGFORM_EVAL_CACHE", str(tmp_path))
     source = str(shared_data / "hellobench")

@@ -16,7 +16,7 @@ import pytest
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.cli import main
-from longform_eval.inference.report_comparisons import aligned
+from longform_eval.inference.report.comparisons import aligned
 from longform_eval.inference.runner.uncertainty import uncertainty_fields
 from longform_eval.metric.uncertainty import independent_se, prompts_needed
 from longform_eval.metric.uncertainty.units import UnitTable

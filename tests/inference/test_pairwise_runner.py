@@ -10,10 +10,10 @@ import pytest
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.benchmarks.pairwise_calls import pair_calls
+from longform_eval.inference.benchmarks.rows import benchmark_rows
 from longform_eval.inference.cli import main
-from longform_eval.inference.dataset_rows import benchmark_rows
-from longform_eval.inference.judge_agreement import pandalm_folder, read_items
 from longform_eval.inference.runner import Run
+from longform_eval.inference.runner.judge_agreement import pandalm_folder, read_items
 
 from .conftest import assert_intervals_hold, write_replay
 

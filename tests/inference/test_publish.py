@@ -3,6 +3,7 @@ local Hub stand-in (tests/hub_standin.py) read back with `load_dataset` and `eva
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -13,6 +14,8 @@ import huggingface_hub
 import pytest
 from hub_standin import FAKE_TOKEN
 from huggingface_hub import HfApi
+from huggingface_hub.hf_api import RepoFile
+from huggingface_hub.utils.sha import git_hash
 
 from longform_eval.dataset_builder.errors import OutputFolderError
 from longform_eval.dataset_builder.folder import package_version
@@ -23,6 +26,7 @@ from longform_eval.inference.hub.publish import publish_release
 from longform_eval.inference.hub.release import assemble_release
 from longform_eval.inference.hub.release_plan import (
     Release,
+    RepoPlan,
     arena_repo,
     metric_names,
     metric_repo,
@@ -30,6 +34,7 @@ from longform_eval.inference.hub.release_plan import (
     refusal,
 )
 from longform_eval.inference.hub.release_stage import STAGE_MARKER, stage_release
+from longform_eval.inference.hub.remote import changed_paths, is_same
 
 ORG = "release-org"
 METRICS = ["helloeval", "longbench_write", "longgenbench", "pairwise"]
@@ -119,6 +124,55 @@ def test_a_refusal_quotes_the_licence_section_of_the_dataset_card():
     assert "not known to this release" in refusal(ORG, "someone_elses_benchmark").reason
 
 
+def test_an_lfs_file_is_compared_by_its_sha256_a_regular_file_by_its_blob_id():
+    data = b"PAR1" + bytes(range(256)) * 64
+    pointer_oid = "0" * 40  # an LFS file's blob id is its pointer's, never the data's
+    sha256 = hashlib.sha256(data).hexdigest()  # the Hub's LFS oid
+    lfs = RepoFile(
+        path="chat/test.parquet", size=134, oid=pointer_oid, lfs={"size": len(data), "oid": sha256, "pointerSize": 134}
+    )
+    assert is_same(lfs, data)
+    assert not is_same(lfs, data + b"\n")
+    regular = RepoFile(path="README.md", size=len(data), oid=git_hash(data))
+    assert is_same(regular, data) and not is_same(regular, data[:-1]) and not is_same(None, data)
+    remote = {"chat/test.parquet": lfs, "README.md": regular}
+    assert changed_paths(remote, {"chat/test.parquet": data, "README.md": b"new", "app.py": data}) == [
+        "README.md",
+        "app.py",
+    ]
+
+
+def test_a_public_repo_that_should_be_private_is_refused_with_its_own_reason(online, hub):
+    online.create_repo(f"{ORG}/tencentllmeval", repo_type="dataset")
+    online.create_repo(f"{ORG}/pairwise", repo_type="space", space_sdk="gradio")
+    restricted = RepoPlan("dataset", f"{ORG}/tencentllmeval", True, "dataset", {"README.md": b"x"}, restricted=True)
+    with pytest.raises(ValueError) as refused:
+        publish_release(Release(ORG, "0.0.0", [restricted], []), online, report=lambda line: None)
+    assert str(refused.value) == (
+        f"dataset {ORG}/tencentllmeval exists and is public, but its data has no open licence and goes only to a "
+        "private repo: make it private on the Hub (or delete it) and publish again"
+    )
+    asked = metric_repo(ORG, "pairwise", package_version(), private=True)
+    with pytest.raises(ValueError) as refused:
+        publish_release(Release(ORG, "0.0.0", [asked], []), online, report=lambda line: None)
+    assert str(refused.value) == (
+        f"space {ORG}/pairwise exists and is public, but --private asks for private repos: make it private on the "
+        "Hub (or delete it) and publish again, or publish without --private"
+    )
+    assert hub.files(f"{ORG}/tencentllmeval", "dataset") == {} and "app.py" not in hub.files(f"{ORG}/pairwise", "space")
+
+
+@pytest.mark.parametrize(
+    "args,value",
+    [(["--org", "bad org"], "bad org/longform-eval-arena"), (["--org", "o", "--space-name", "a--b"], "o/a--b")],
+)
+def test_a_bad_org_or_space_name_is_one_line_before_anything_is_built(capsys, args, value):
+    assert main(["publish", *args, "--dry-run"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"longform-eval publish: error: --org ORG with --space-name NAME must be a repo id ORG/NAME, not {value!r} ("
+    )
+
+
 def test_offline_publish_is_one_line_before_anything_is_built(capsys):
     assert main(["publish", "--org", ORG]) == 2
     error = capsys.readouterr().err.strip()
@@ -189,7 +243,7 @@ def test_restricted_data_goes_only_to_a_private_repo(online, hub, shared_data):
     assert not hub.is_private(f"{ORG}/helloeval", "space")
     online.create_repo("other-org/tencentllmeval", repo_type="dataset", private=False)
     release = assemble_release("other-org", source=shared_data, with_restricted=True, datasets=["tencentllmeval"])
-    with pytest.raises(ValueError, match="exists and is public"):
+    with pytest.raises(ValueError, match="exists and is public, but its data has no open licence"):
         publish_release(release, online, report=lambda line: None)
     assert hub.files("other-org/tencentllmeval", "dataset") == {}
 

@@ -18,7 +18,7 @@ from hub_standin import FAKE_TOKEN
 from huggingface_hub import HfApi
 
 from longform_eval.inference.cli import main, parser
-from longform_eval.inference.hub.sources import local_path
+from longform_eval.inference.hub.sources import checked_repo_id, local_path
 from longform_eval.spaces.run_folders import read_runs
 
 from .conftest import chat_run
@@ -75,6 +75,17 @@ def downloads(hub) -> list[str]:
     return [path for method, path in hub.requests if "/resolve/" in path and method == "GET"]
 
 
+def cache_state(repo_cache: Path) -> dict[str, tuple[int, int, int]]:
+    """Every entry of a repo's snapshots/ and blobs/ in the HF cache, links not followed: (inode, mtime_ns, size).
+    A file written there (through a snapshot's link or by replacing it) changes its entry."""
+    entries = [path for part in ("snapshots", "blobs") for path in (repo_cache / part).rglob("*")]
+    return {
+        str(path.relative_to(repo_cache)): (s.st_ino, s.st_mtime_ns, s.st_size)
+        for path in entries
+        for s in [path.lstat()]
+    }
+
+
 # ----- push-run, then report hf:// ------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_push_run_then_report_hf_reproduces_the_local_headline(hub, finished_run, tmp_path):
@@ -83,6 +94,12 @@ def test_push_run_then_report_hf_reproduces_the_local_headline(hub, finished_run
     assert pushed.returncode == 0, pushed.stderr
     assert f"pushed {finished_run} to {hub.url}/datasets/{REPO}" in pushed.stdout
     (tmp_path / "elsewhere").mkdir()
+    fetch = f"from longform_eval.inference.hub.sources import checked_repo_id, local_path; local_path('hf://datasets/{REPO}')"
+    fetched = subprocess.run([sys.executable, "-c", fetch], env=hub.env(tmp_path / "elsewhere/hf"), timeout=TIMEOUT)
+    assert fetched.returncode == 0
+    repo_cache = tmp_path / "elsewhere/hf/hub/datasets--org--hello-run"
+    cached = cache_state(repo_cache)
+    assert any(name.startswith("blobs/") for name in cached)
     reported = cli(hub, tmp_path / "elsewhere", "report", f"hf://datasets/{REPO}")
     assert reported.returncode == 0, reported.stderr
     copy = tmp_path / "elsewhere/runs/hf" / REPO
@@ -90,8 +107,7 @@ def test_push_run_then_report_hf_reproduces_the_local_headline(hub, finished_run
     local_headline = HEADLINE.search((finished_run / "report.md").read_text()).group()
     assert HEADLINE.search((copy / "report.md").read_text()).group() == local_headline
     assert re.search(r"\*\*(.+?)\*\*", local_headline).group(1) in reported.stdout  # the leaderboard's score column
-    snapshot = next((tmp_path / "elsewhere/hf/hub").glob("datasets--org--hello-run/snapshots/*"))
-    assert (snapshot / "report.md").read_bytes() == hub.files(REPO)["report.md"]  # the cache was not written
+    assert cache_state(repo_cache) == cached  # the report read the cache and wrote nothing there
 
 
 def test_push_run_uploads_the_run_files_byte_for_byte_with_a_card(online, hub, run_copy, capsys):
@@ -116,13 +132,16 @@ def test_push_run_uploads_the_run_files_byte_for_byte_with_a_card(online, hub, r
         assert said in card, said
     assert capsys.readouterr().out.splitlines()[-1] == f"read it back: longform-eval report hf://datasets/{REPO}"
 
+    served = len(hub.requests)
     assert main(["push-run", str(run_copy), "--repo", REPO]) == 0
     assert capsys.readouterr().out.startswith(f"unchanged: {REPO} already holds {run_copy} byte for byte")
     assert len(hub.commits(REPO)) == 2  # the repo's initial commit, then the push: the second push committed nothing
+    assert not [path for _, path in hub.requests[served:] if "/preupload/" in path or "/commit/" in path]
 
     (run_copy / "score_per_task.png").unlink()  # a plot the run no longer has is removed with the next push
     assert main(["push-run", str(run_copy), "--repo", REPO]) == 0
     assert "score_per_task.png" not in hub.files(REPO) and len(hub.commits(REPO)) == 3
+    assert sorted(hub.commits(REPO)[-1]["paths"]) == ["README.md", "score_per_task.png"]  # its card lists the files
 
 
 def test_path_in_repo_keeps_several_runs_in_one_repo(online, hub, run_copy, tmp_path, capsys):
@@ -176,6 +195,59 @@ def test_push_run_refuses_a_repo_folder_that_holds_something_else(online, hub, r
     assert list(hub.files(REPO)) == ["data/train.csv"]
 
 
+def test_push_run_refuses_to_replace_another_run(online, hub, run_copy, gpt4o_replays, tmp_path, capsys):
+    generations, verdicts = gpt4o_replays
+    other = tmp_path / "other"
+    assert main(chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(other))) == 0
+    assert main(["push-run", str(run_copy), "--repo", REPO, "--path-in-repo", "runs/x"]) == 0
+    pushed = hub.files(REPO)
+    capsys.readouterr()
+    assert main(["push-run", str(other), "--repo", REPO, "--path-in-repo", "runs/x"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"longform-eval push-run: error: {REPO}: /runs/x holds another run (its config.yaml differs in dataset_hash, "
+        "selection); push-run replaces only the same run pushed before: give another --path-in-repo"
+    )
+    assert hub.files(REPO) == pushed
+    assert main(["push-run", str(other), "--repo", REPO, "--path-in-repo", "runs/y"]) == 0  # beside it: fine
+
+
+def test_push_run_deletes_only_files_its_earlier_push_listed(online, hub, run_copy):
+    assert main(["push-run", str(run_copy), "--repo", REPO, "--path-in-repo", "runs/x"]) == 0
+    for path in ("runs/x/extra.png", "runs/x/notes.txt"):  # uploaded by hand beside the run: never push-run's
+        online.upload_file(path_or_fileobj=b"mine", path_in_repo=path, repo_id=REPO, repo_type="dataset")
+    (run_copy / "score_per_task.png").unlink()
+    assert main(["push-run", str(run_copy), "--repo", REPO, "--path-in-repo", "runs/x"]) == 0
+    files = hub.files(REPO)
+    assert "runs/x/score_per_task.png" not in files
+    assert files["runs/x/extra.png"] == files["runs/x/notes.txt"] == b"mine"
+    assert "`runs/x/extra.png`" not in files["runs/x/README.md"].decode()  # the card lists only what it pushed
+
+    plots = sorted(p.name for p in run_copy.glob("*.png"))
+    card = b"# my notes on this run\n"  # a card push-run did not write: it records nothing push-run may delete
+    online.upload_file(path_or_fileobj=card, path_in_repo="runs/x/README.md", repo_id=REPO, repo_type="dataset")
+    (run_copy / plots[0]).unlink()
+    assert main(["push-run", str(run_copy), "--repo", REPO, "--path-in-repo", "runs/x"]) == 0
+    assert f"runs/x/{plots[0]}" in hub.files(REPO) and hub.files(REPO)["runs/x/README.md"] == card
+
+
+@pytest.mark.parametrize(
+    "scores,problem",
+    [
+        (b"{", "not valid JSON"),
+        (b"{}", "not a scores file (a JSON object with benchmark, model, ...)"),
+    ],
+)
+def test_a_damaged_run_already_in_the_repo_is_one_line_naming_it(online, hub, run_copy, capsys, scores, problem):
+    assert main(["push-run", str(run_copy), "--repo", REPO, "--path-in-repo", "runs/x"]) == 0
+    online.upload_file(path_or_fileobj=scores, path_in_repo="runs/x/scores.json", repo_id=REPO, repo_type="dataset")
+    capsys.readouterr()
+    assert main(["push-run", str(run_copy), "--repo", REPO, "--path-in-repo", "runs/y"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "\n" not in error
+    assert error.startswith(f"longform-eval push-run: error: hf://datasets/{REPO}/runs/x/scores.json: {problem}")
+    assert "runs/y/config.yaml" not in hub.files(REPO)
+
+
 # ----- what push-run refuses, before any Hub call -----------------------------------------------------------------
 def test_push_run_refuses_a_folder_that_is_not_a_finished_run(gpt4o_replays, tmp_path, capsys, hub):
     assert main(["push-run", str(tmp_path), "--repo", REPO]) == 2
@@ -210,14 +282,15 @@ def test_dry_run_lists_the_files_and_cards_and_calls_nothing(run_copy, capsys, h
 @pytest.mark.parametrize(
     "args,why",
     [
-        (["--repo", "no-slash"], "argument --repo: expected a repo id ORG/NAME"),
-        (["--repo", "a/b/c"], "argument --repo: expected a repo id ORG/NAME"),
+        (["--repo", "no-slash"], "--repo must be a repo id ORG/NAME, not 'no-slash' (no '/' between"),
+        (["--repo", "a/b/c"], "--repo must be a repo id ORG/NAME, not 'a/b/c' (Repo id must be in the form"),
+        (["--repo", "org/a--b"], "--repo must be a repo id ORG/NAME, not 'org/a--b' (Cannot have -- or .."),
         (["--repo", REPO, "--path-in-repo", "runs/../x"], "--path-in-repo 'runs/../x': expected a folder path"),
     ],
 )
 def test_push_run_refuses_a_bad_repo_or_path(run_copy, capsys, args, why):
     assert main(["push-run", str(run_copy), *args]) == 2
-    assert why in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith(f"longform-eval push-run: error: {why}")
 
 
 # ----- hf:// paths: downloaded once, cached, offline from the cache ------------------------------------------------
@@ -248,12 +321,50 @@ def test_a_missing_repo_is_one_line(online):
         local_path("hf://datasets/org/nothing")
 
 
+def test_the_endpoint_in_a_message_is_masked(online, hub, monkeypatch):
+    """An endpoint that carries a password (a proxy's, say) is named without it."""
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", hub.url.replace("http://", "http://user:secret@"))
+    with pytest.raises(FileNotFoundError) as missing:
+        local_path("hf://datasets/org/nothing")
+    assert f"on http://***@{hub.url.removeprefix('http://')} (or it is private" in str(missing.value)
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", "http://user:secret@127.0.0.1:9")
+    with pytest.raises(FileNotFoundError) as unreachable:
+        local_path("hf://datasets/org/never-fetched")
+    assert str(unreachable.value).endswith("the Hub at http://***@127.0.0.1:9 cannot be reached")
+
+
 @pytest.mark.parametrize(
     "value", ["hf://models/org/name", "hf://org/name", "hf://datasets/org", "hf://datasets/org/name/../x", "hf://"]
 )
 def test_a_malformed_hub_path_is_refused_naming_it(value):
     with pytest.raises(ValueError, match=f"^{re.escape(value)}: not a Hub dataset path; expected hf://datasets/ORG"):
         local_path(value)
+
+
+def test_a_hub_path_with_an_invalid_repo_id_is_refused_naming_it():
+    with pytest.raises(ValueError) as refused:
+        local_path("hf://datasets/org/na--me/runs/x")
+    assert str(refused.value) == (
+        "hf://datasets/org/na--me/runs/x: not a Hub dataset path: the repo must be a repo id ORG/NAME, not "
+        "'org/na--me' (Cannot have -- or .. in repo_id)"
+    )
+
+
+@pytest.mark.parametrize(
+    "value,reason",
+    [
+        ("org", "no '/' between the owner and the name"),
+        ("a/b/c", "Repo id must be in the form 'repo_name' or 'namespace/repo_name'"),
+        ("org/-name", "Repo id must use alphanumeric chars, '-', '_' or '.'"),
+    ],
+)
+def test_checked_repo_id_names_the_value_and_what_it_is(value, reason):
+    assert checked_repo_id("org/name.v-1_2", "--repo") == "org/name.v-1_2"
+    with pytest.raises(ValueError) as refused:
+        checked_repo_id(value, "LONGFORM_EVAL_VOTES_REPO")
+    assert str(refused.value).startswith(
+        f"LONGFORM_EVAL_VOTES_REPO must be a repo id ORG/NAME, not {value!r} ({reason}"
+    )
 
 
 def test_a_local_path_is_returned_unchanged(tmp_path):

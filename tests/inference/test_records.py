@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from longform_eval.inference.records import RecordLog
+from longform_eval.inference.runner.records import RecordLog
 
 
 def test_torn_last_line_is_ignored_then_dropped_before_appending(tmp_path):

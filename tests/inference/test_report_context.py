@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from longform_eval.inference import report_context
 from longform_eval.inference.cli import main
-from longform_eval.inference.report_plots import Absent, bar_plot, line_plot, scatter_plot
+from longform_eval.inference.report import context as report_context
+from longform_eval.inference.report.plots import Absent, bar_plot, line_plot, scatter_plot
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
 
 from .conftest import chat_run, released, write_replay
@@ -141,7 +141,7 @@ def test_without_released_data_the_context_says_so_in_one_line(gpt4o_replays, tm
     out = tmp_path / "run"
     assert main(chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
     monkeypatch.setattr(report_context, "released_source", lambda name, configured: None)
-    from longform_eval.inference.report import write_report
+    from longform_eval.inference.report.markdown import write_report
 
     report = write_report(out).read_text()
     assert "Published models: not shown (no released HelloBench verdicts under" in report

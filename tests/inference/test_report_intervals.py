@@ -14,11 +14,11 @@ import pytest
 from matplotlib.container import ErrorbarContainer
 from rich.console import Console
 
-from longform_eval.inference import report_plots
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.cli import main
-from longform_eval.inference.report import COLUMNS, leaderboard, load_scores, run_cells, write_report
-from longform_eval.inference.report_uncertainty import variance_advice
+from longform_eval.inference.report import plots as report_plots
+from longform_eval.inference.report.markdown import COLUMNS, leaderboard, load_scores, run_cells, write_report
+from longform_eval.inference.report.uncertainty import variance_advice
 from longform_eval.inference.runner.uncertainty import what_more_buys
 from longform_eval.metric.uncertainty import VarianceSplit
 

@@ -9,8 +9,8 @@ import pytest
 
 from longform_eval.dataset_builder import hellobench
 from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.benchmarks.rows import benchmark_rows
 from longform_eval.inference.cli import main as cli_main
-from longform_eval.inference.dataset_rows import benchmark_rows
 from longform_eval.spaces.app import build_app, launch
 from longform_eval.spaces.arena import Arena
 from longform_eval.spaces.items import item_of

@@ -1,15 +1,13 @@
-"""Votes kept in a Hub dataset repo (LONGFORM_EVAL_VOTES_REPO): the journal, the scheduler's pushes, a restart."""
+"""Votes kept in a Hub dataset repo (LONGFORM_EVAL_VOTES_REPO): the journal, the scheduler's pushes, its folder, the
+repo's privacy (the Space itself, restarted: test_space_on_hub.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
+import re
+import shutil
+import tempfile
 import threading
-import time
-import urllib.request
 from pathlib import Path
 
 import huggingface_hub.constants
@@ -17,19 +15,12 @@ import pytest
 from hub_standin import FAKE_TOKEN
 from huggingface_hub import HfApi
 
-from longform_eval.spaces.app import run_paths
 from longform_eval.spaces.hub_votes import HubJournal, VotesRepo, keep_votes, votes_repo
-from longform_eval.spaces.journal import VoteJournal, import_records, missing_records, read_journal
+from longform_eval.spaces.journal import Records, VoteJournal, missing_records, read_journal
+from longform_eval.spaces.records import vote_record, vote_row
 from longform_eval.spaces.storage import Vote, VoteStore
 
-from .conftest import free_port
-
-REPO_ID = "arena-org/votes"
-OUTCOMES = ("A", "B", "equally_good", "equally_bad")
-
-
-def vote(i: int, **fields) -> Vote:
-    return Vote(f"ann{i % 3}", "s", f"item{i}", "m1", "m2", "sorted", OUTCOMES[i % 4], token=f"t{i}", **fields)
+from .hub_votes_support import REPO_ID, go_online, lines_in, pushed_tokens, vote
 
 
 def store_with_journal(path: Path, folder: Path) -> VoteStore:
@@ -46,13 +37,14 @@ def store_with_journal(path: Path, folder: Path) -> VoteStore:
 def test_a_journal_restores_a_fresh_store_exactly_and_a_second_import_adds_nothing(tmp_path):
     source = store_with_journal(tmp_path / "a.sqlite", tmp_path / "journal")
     assert [p.parent.name for p in sorted((tmp_path / "journal").rglob("*.jsonl"))] == ["annotations", "votes"]
-    restored = VoteStore(tmp_path / "b.sqlite")
+    restored = VoteStore(tmp_path / "b.sqlite", VoteJournal(tmp_path / "restored-journal"))
     records = read_journal(tmp_path / "journal")
-    assert import_records(restored, records) == (7, 2)
+    assert restored.import_records(records.votes, records.annotations) == (7, 2)
     assert restored.votes() == source.votes() and restored.annotation_records() == source.annotation_records()
     assert restored.votes()[0].judge_flipped is True and restored.votes()[6].token is None
-    assert import_records(restored, records) == (0, 0) and restored.count() == 7  # by token, or all fields
-    assert missing_records(restored, records).votes == [] and restored.journal is None
+    assert restored.import_records(records.votes, records.annotations) == (0, 0)  # by token, or all fields
+    assert restored.count() == 7 and missing_records(restored, records) == Records()
+    assert not (tmp_path / "restored-journal").exists()  # what is imported is kept already: not journaled again
 
 
 def test_what_the_store_holds_and_the_journal_lacks_is_found(tmp_path):
@@ -91,26 +83,6 @@ def test_a_damaged_line_is_skipped_with_a_warning_naming_the_file_and_line(tmp_p
 
 
 @pytest.mark.parametrize(
-    ("value", "paths"),
-    [
-        ("runs/A:runs/B:", ["runs/A", "runs/B"]),
-        ("hf://datasets/org/runs", ["hf://datasets/org/runs"]),
-        (
-            "runs/A:hf://datasets/org/runs/a:hf://datasets/org/x@v1/b",
-            ["runs/A", "hf://datasets/org/runs/a", "hf://datasets/org/x@v1/b"],
-        ),
-        (
-            "hf://datasets/org/runs/a\nhf://datasets/org/runs/b\n",
-            ["hf://datasets/org/runs/a", "hf://datasets/org/runs/b"],
-        ),
-        ("", []),
-    ],
-)
-def test_runs_from_the_variable_keep_hub_paths_whole(value, paths):
-    assert run_paths(value) == paths
-
-
-@pytest.mark.parametrize(
     ("environ", "setting"),
     [
         ({}, None),
@@ -128,9 +100,10 @@ def test_the_votes_repo_setting(environ, setting):
     [
         (
             {"LONGFORM_EVAL_VOTES_REPO": "votes"},
-            "LONGFORM_EVAL_VOTES_REPO must be a dataset repo id ORG/NAME, not 'votes'",
+            "LONGFORM_EVAL_VOTES_REPO must be a repo id ORG/NAME, not 'votes'",
         ),
-        ({"LONGFORM_EVAL_VOTES_REPO": "hf://datasets/o/v"}, "LONGFORM_EVAL_VOTES_REPO must be a dataset repo id"),
+        ({"LONGFORM_EVAL_VOTES_REPO": "hf://datasets/o/v"}, "LONGFORM_EVAL_VOTES_REPO must be a repo id ORG/NAME"),
+        ({"LONGFORM_EVAL_VOTES_REPO": "org/votes..x"}, "LONGFORM_EVAL_VOTES_REPO must be a repo id ORG/NAME"),
         (
             {"LONGFORM_EVAL_VOTES_REPO": "o/v", "LONGFORM_EVAL_VOTES_EVERY": "0"},
             "LONGFORM_EVAL_VOTES_EVERY must be a positive",
@@ -145,16 +118,19 @@ def test_a_bad_votes_repo_setting_is_named(environ, message):
 
 
 @pytest.fixture
-def online(monkeypatch, tmp_path):
-    """huggingface_hub in this process online (to call the stand-in only), with a cache of its own."""
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+def temp_folder(monkeypatch, tmp_path) -> Path:
+    """The folder `tempfile` makes its folders in, for this test."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
 
 
 @pytest.fixture
-def hub_api(hub, online):
-    """An HfApi of the stand-in and `keep_votes` through it; schedulers stopped after the test so that their atexit
-    pushes do not call a stand-in that is gone."""
+def hub_api(hub, temp_folder, monkeypatch, tmp_path):
+    """An HfApi of the stand-in and `keep_votes` through it; schedulers stopped after the test (so that their atexit
+    pushes do not call a stand-in that is gone) and their folders removed."""
+    go_online(monkeypatch, tmp_path)
     journals: list[HubJournal] = []
     api = HfApi(endpoint=hub.url, token=FAKE_TOKEN)
 
@@ -165,16 +141,7 @@ def hub_api(hub, online):
     yield api, keep
     for journal in journals:
         journal.scheduler.stop()
-
-
-def lines_in(files: dict[str, bytes], kind: str) -> list[dict]:
-    """Every record in the repo's files of `kind`; each file must end with a whole line."""
-    found = []
-    for path, data in files.items():
-        if path.startswith(f"{kind}/"):
-            assert data.endswith(b"\n"), f"{path} ends with a torn line"
-            found += [json.loads(line) for line in data.decode().splitlines()]
-    return found
+        shutil.rmtree(journal.folder, ignore_errors=True)
 
 
 def test_votes_stored_while_the_scheduler_pushes_are_neither_lost_nor_torn(hub, hub_api, tmp_path):
@@ -237,105 +204,41 @@ def test_keeping_votes_needs_a_token(hub, hub_api, tmp_path, monkeypatch):
     assert hub.repos() == []
 
 
-# The Space itself, in a subprocess, restarted on an empty disk
+def test_a_public_votes_repo_is_refused_before_a_vote_is_read_or_written(hub, hub_api, tmp_path, temp_folder):
+    api, keep = hub_api
+    api.create_repo(REPO_ID, repo_type="dataset")  # public
+    api.upload_file(path_or_fileobj=vote_line(0), path_in_repo="votes/x.jsonl", repo_id=REPO_ID, repo_type="dataset")
+    store = VoteStore(tmp_path / "a.sqlite")
+    store.add_vote(vote(1))
+    refusal = f"LONGFORM_EVAL_VOTES_REPO={REPO_ID}: the dataset repo {REPO_ID} is public, but votes and annotations"
+    with pytest.raises(ValueError, match=refusal):
+        keep(store)
+    assert [v.token for v in store.votes()] == ["t1"] and store.journal is None  # nothing imported, nothing journaled
+    assert len(hub.commits(REPO_ID)) == 2 and not hub.is_private(REPO_ID)  # no commit, the repo left as it was
+    assert list(temp_folder.iterdir()) == []  # no scheduler, no journal folder
 
 
-def upload_runs(hub, zh_runs: list[Path]) -> str:
-    """The two run folders in a dataset repo of the stand-in; LONGFORM_EVAL_RUNS naming them as hf:// paths."""
-    api = HfApi(endpoint=hub.url, token=FAKE_TOKEN)
-    api.create_repo("arena-org/runs", repo_type="dataset")
-    for run in zh_runs:
-        api.upload_folder(folder_path=run, path_in_repo=run.name, repo_id="arena-org/runs", repo_type="dataset")
-    return os.pathsep.join(f"hf://datasets/arena-org/runs/{run.name}" for run in zh_runs)
+def vote_line(i: int) -> bytes:
+    return (json.dumps(vote_record(vote_row(vote(i)))) + "\n").encode()
 
 
-def start_space(hub, disk: Path, runs: str, every: str) -> tuple[subprocess.Popen, str]:
-    """`python app.py` as a Space runs it, on `disk` (a new folder: database, Hugging Face cache, temp files)."""
-    port = free_port()
-    env = hub.env(disk / "hf") | {
-        "LONGFORM_EVAL_VOTES_REPO": REPO_ID,
-        "LONGFORM_EVAL_VOTES_EVERY": every,
-        "LONGFORM_EVAL_RUNS": runs,
-        "LONGFORM_EVAL_DB": str(disk / "votes.sqlite"),
-        "GRADIO_SERVER_NAME": "127.0.0.1",
-        "GRADIO_SERVER_PORT": str(port),
-        "TMPDIR": str(disk / "tmp"),
-    }
-    (disk / "tmp").mkdir(parents=True)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "longform_eval.spaces.app"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                assert response.status == 200
-                return process, url
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError(process.communicate(timeout=30)[0].decode()[-3000:]) from None
-            time.sleep(0.3)
+def test_closing_the_journal_pushes_what_is_left_and_removes_its_folder(hub, hub_api, tmp_path, temp_folder):
+    _, keep = hub_api
+    store = VoteStore(tmp_path / "a.sqlite")
+    journal = keep(store)
+    assert journal.folder.parent == temp_folder.resolve()
+    store.add_votes([vote(i) for i in range(3)])
+    journal.close()
+    assert sorted(pushed_tokens(hub)) == ["t0", "t1", "t2"] and list(temp_folder.iterdir()) == []
 
 
-def cast(url: str, count: int, annotator: str) -> None:
-    from gradio_client import Client
-
-    client = Client(url, verbose=False)
-    for i in range(count):
-        client.predict("", "", api_name="/new_pair")
-        assert client.predict(annotator, api_name=f"/vote_{OUTCOMES[i % 4]}").startswith("You voted")
-
-
-def shown_votes(url: str) -> str:
-    from gradio_client import Client
-
-    summary, *_ = Client(url, verbose=False).predict(api_name="/leaderboard")
-    return summary.split("**")[1]
-
-
-def stop(process: subprocess.Popen, how: signal.Signals) -> str:
-    process.send_signal(how)
-    output = process.communicate(timeout=30)[0].decode()
-    assert process.returncode in (0, -how), output[-3000:]
-    return output
-
-
-def pushed_tokens(hub) -> list[str]:
-    return [v["token"] for v in lines_in(hub.files(REPO_ID), "votes")]
-
-
-@pytest.mark.slow
-def test_the_space_keeps_its_votes_across_a_restart_on_an_empty_disk(hub, online, zh_runs, tmp_path):
-    runs = upload_runs(hub, zh_runs)
-    first, url = start_space(hub, tmp_path / "disk1", runs, every="60")  # no scheduled push during the test
-    try:
-        cast(url, 20, "alice")
-        assert shown_votes(url) == "20 human votes" and pushed_tokens(hub) == []
-    finally:
-        output = stop(first, signal.SIGTERM)
-    assert "0 votes and 0 annotations restored" in output and hub.is_private(REPO_ID)
-    kept = VoteStore(tmp_path / "disk1/votes.sqlite").votes()
-    assert sorted(pushed_tokens(hub)) == sorted(v.token for v in kept) and len(kept) == 20  # pushed on SIGTERM
-
-    second, url = start_space(hub, tmp_path / "disk2", runs, every="0.05")  # a push every 3 s
-    try:
-        assert shown_votes(url) == "20 human votes"
-        assert VoteStore(tmp_path / "disk2/votes.sqlite").votes() == kept  # exactly: tokens, times, all fields
-        cast(url, 5, "bob")
-        deadline = time.monotonic() + 30
-        while len(pushed_tokens(hub)) < 25 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        before_kill = set(pushed_tokens(hub))
-        cast(url, 3, "carol")  # after that push: what a SIGKILL may lose (unless the next push comes first)
-    finally:
-        stop(second, signal.SIGKILL)
-    stored = {v.token: v.annotator for v in VoteStore(tmp_path / "disk2/votes.sqlite").votes()}
-    pushed = set(pushed_tokens(hub))
-    assert len(before_kill) == 25 and before_kill <= pushed <= set(stored) and len(stored) == 28
-    assert {stored[token] for token in set(stored) - pushed} <= {"carol"}  # lost: only votes since the last push
-    assert len([p for p in hub.files(REPO_ID) if p.startswith("votes/")]) == 2  # one file per process start
+def test_a_journal_whose_last_push_fails_is_kept_and_named(hub, hub_api, tmp_path):
+    api, keep = hub_api
+    store = VoteStore(tmp_path / "a.sqlite")
+    journal = keep(store)
+    store.add_vote(vote(0))
+    api.delete_repo(REPO_ID, repo_type="dataset")
+    kept = f"{REPO_ID}: the last votes could not be pushed .*; they are in {re.escape(str(journal.folder))}$"
+    with pytest.warns(UserWarning, match=kept):
+        journal.close()
+    assert [json.loads(line)["token"] for line in journal.path("votes").read_text().splitlines()] == ["t0"]

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from longform_eval.inference.benchmarks import Selection, create_benchmark
+from longform_eval.inference.benchmarks.rows import benchmark_rows
 from longform_eval.inference.cli import main
-from longform_eval.inference.dataset_rows import benchmark_rows
 from longform_eval.spaces.arena import ASK, NO_PAIR, NO_SUCH_PAIR, NOT_OFFERED, VOTES, Arena
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.storage import VoteStore

@@ -16,6 +16,7 @@ from longform_eval.spaces.leaderboard import (
     judge_battles,
     ratings_table,
 )
+from longform_eval.spaces.records import ANNOTATION_FIELDS, annotation_row, vote_row
 from longform_eval.spaces.safe_markdown import inert_markdown
 from longform_eval.spaces.storage import SCHEMA_VERSION, AlreadyVoted, Vote, VoteStore, csv_cell
 
@@ -212,6 +213,26 @@ def test_many_votes_go_in_one_transaction_all_or_none(tmp_path):
     with pytest.raises(FieldError):
         store.add_votes([Vote("ann\n", "s", "x", "m1", "m2", "sorted", "A")])
     assert store.add_votes([]) == 0 and store.count() == 1000
+
+
+def test_an_import_is_one_transaction_in_order_of_time_and_a_repeated_one_adds_nothing(tmp_path):
+    store = VoteStore(tmp_path / "votes.sqlite")
+    store.add_vote(Vote("ann", "s", "held", "m1", "m2", "sorted", "A", token="t0", created=5.0))
+    votes = [
+        vote_row(Vote("ann", "s", "later", "m1", "m2", "sorted", "B", token="t1", created=3.0)),
+        vote_row(Vote("old", "s", "earlier", "m2", "m3", "swapped", "A", created=2.0)),  # no token: schema 1
+        vote_row(Vote("ann", "s", "held again", "m1", "m2", "sorted", "B", token="t0", created=4.0)),  # t0 is held
+    ]
+    values = ("ann", 1.0, "chat_002", "report_write", "m1", [1], 7)
+    annotation = annotation_row(dict(zip(ANNOTATION_FIELDS, values, strict=True)))
+    assert store.import_records(votes, [annotation]) == (2, 1)
+    assert [v.item_id for v in store.votes()] == ["held", "earlier", "later"]
+    assert store.import_records(votes, [annotation]) == (0, 0) and store.count() == 3
+    assert store.annotation_records() == [annotation]
+    fresh = vote_row(Vote("ann", "s", "fresh", "m1", "m2", "sorted", "A", token="t9"))
+    with pytest.raises(KeyError):
+        store.import_records([fresh], [{"annotator": "ann", "created": 1.0}])  # a record lacking its columns
+    assert store.count() == 3 and not store.has_vote("t9")  # rolled back with the annotation that failed
 
 
 def test_the_board_rates_human_votes_and_judge_verdicts_apart(tmp_path):

@@ -5,31 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from huggingface_hub.utils import HFValidationError, validate_repo_id
-
 from longform_eval.dataset_builder.cli_types import source_folder
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message
 
-from .publish import publish_release
-from .release import assemble_release
-from .release_plan import DEFAULT_SPACE_NAME, Release
-from .release_stage import stage_release
-
-
-def hub_name(what: str):
-    """An argparse type: a name valid as one part of a Hub repo id (`ORG` or `NAME` of `ORG/NAME`)."""
-
-    def parse(text: str) -> str:
-        try:
-            if "/" in text:
-                raise HFValidationError("no '/' allowed")
-            validate_repo_id(f"{text}/x" if what == "org" else f"x/{text}")
-        except HFValidationError as error:
-            raise argparse.ArgumentTypeError(f"not a valid Hub {what} name: {text!r} ({error})") from None
-        return text
-
-    parse.__name__ = f"hub_{what}"
-    return parse
+from ..hub.publish import publish_release
+from ..hub.release import assemble_release
+from ..hub.release_plan import DEFAULT_SPACE_NAME, Release
+from ..hub.release_stage import stage_release
+from ..hub.sources import checked_repo_id
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -41,7 +24,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         "every requirements file pinned to this version. Unchanged files are not uploaded; a repo with nothing "
         "changed gets no commit.",
     )
-    parser.add_argument("--org", required=True, type=hub_name("org"), help="Hub user or organisation to publish to")
+    parser.add_argument("--org", required=True, help="Hub user or organisation to publish to")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--dry-run", action="store_true", help="list every repo and file it would write, and the refused datasets"
@@ -65,13 +48,12 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         help="folder with one folder of source files per dataset, as ../shared/data (default: where `build` looks)",
     )
     parser.add_argument("--private", action="store_true", help="make every repo private")
-    parser.add_argument(
-        "--space-name", type=hub_name("repo"), default=DEFAULT_SPACE_NAME, help="name of the arena Space (ORG/NAME)"
-    )
+    parser.add_argument("--space-name", default=DEFAULT_SPACE_NAME, help="name of the arena Space (ORG/NAME)")
     parser.set_defaults(handler=run_publish)
 
 
 def run_publish(args: argparse.Namespace) -> int:
+    checked_repo_id(f"{args.org}/{args.space_name}", "--org ORG with --space-name NAME")  # the other names are ours
     uploading = not (args.dry_run or args.stage)
     message = offline_message(f"publish to {args.org}") if uploading else None
     if message:  # before building anything

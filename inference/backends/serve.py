@@ -15,9 +15,9 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .backends import create_backend
-from .backends.base import Request
-from .config import GenerationConfig, ModelSpec
+from ..config import GenerationConfig, ModelSpec
+from . import create_backend
+from .base import Request
 
 
 def generation_config(body: dict[str, Any], chat: bool) -> GenerationConfig:

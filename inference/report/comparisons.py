@@ -43,12 +43,12 @@ from longform_eval.metric.uncertainty import (
 from longform_eval.metric.uncertainty.intervals import normal_interval
 from longform_eval.metric.uncertainty.units import UnitTable
 
-from .benchmarks import Benchmark
-from .report import benchmark_of, load_scores
-from .report_lengths import output_folder
-from .runner import Run
-from .runner.scoring import sample_scores
-from .runner.uncertainty import run_units
+from ..benchmarks import Benchmark
+from ..runner import Run
+from ..runner.scoring import sample_scores
+from ..runner.uncertainty import run_units
+from .lengths import output_folder
+from .markdown import benchmark_of, load_scores
 
 FILE = "comparisons.json"
 WRITTEN_BY = "longform-eval report"

@@ -30,12 +30,12 @@ from longform_eval.metric.pairwise import (
     win_rate_matrix,
 )
 
-from .benchmarks import PairwiseBattle
-from .benchmarks.pairwise_scores import BOOTSTRAP, ELO
-from .report import benchmark_of, load_scores
-from .report_lengths import output_folder
-from .report_plots import Plot, heat_map, interval_plot, split_plots
-from .report_tables import fmt, markdown_table
+from ..benchmarks import PairwiseBattle
+from ..benchmarks.pairwise_scores import BOOTSTRAP, ELO
+from .lengths import output_folder
+from .markdown import benchmark_of, load_scores
+from .plots import Plot, heat_map, interval_plot, split_plots
+from .tables import fmt, markdown_table
 
 NAME = "pairwise_leaderboard"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .benchmarks import Benchmark
-from .report_tables import fmt
-from .runner.folder import CONFIG_FILE, read_config
+from ..benchmarks import Benchmark
+from ..runner.folder import CONFIG_FILE, read_config
+from .tables import fmt
 
 
 def interval_sentences(scores: dict[str, Any]) -> list[str]:

@@ -16,12 +16,12 @@ from longform_eval.dataset_builder.cli_types import (
     temperature,
 )
 
-from .backends import check_options
-from .benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark
-from .config import GenerationConfig, ModelSpec, parse_model_args
-from .runner import RunConfig
-from .runner.judge_samples import samples_problem
-from .yaml_files import options_file
+from ..backends import check_options
+from ..benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark
+from ..config import GenerationConfig, ModelSpec, parse_model_args
+from ..runner import RunConfig
+from ..runner.judge_samples import samples_problem
+from ..yaml_files import options_file
 
 DEFAULT_MODEL = "local:default"
 DEFAULT_BENCHMARKS = ("hellobench:all", "longgenbench:short")

@@ -13,10 +13,11 @@ from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.dataset_builder.cli_types import out_folder, positive_int, source_folder
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 
-from .benchmarks.base import sampling_config
-from .cli_args import add_backend_arguments, constrained_judge, judge_spec
-from .config import GenerationConfig
-from .judge_agreement import (
+from ..benchmarks.base import sampling_config
+from ..config import GenerationConfig
+from ..report.tables import fmt, markdown_table
+from ..runner.folder import check_writable_folder
+from ..runner.judge_agreement import (
     AgreementJudge,
     agreement_figures,
     item_calls,
@@ -25,9 +26,8 @@ from .judge_agreement import (
     read_items,
     released_verdicts,
 )
-from .report_tables import fmt, markdown_table
-from .runner.folder import check_writable_folder
-from .runner.lock import lock_run_folder
+from ..runner.lock import lock_run_folder
+from .args import add_backend_arguments, constrained_judge, judge_spec
 
 DEFAULT_OUT = Path("runs/judge-agreement")
 AGREEMENT_FILES = ("judgements.jsonl", "agreement.json")  # an earlier judge-agreement folder holds one of them

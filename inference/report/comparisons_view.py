@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .report_comparisons import FILE, write_comparisons
-from .report_tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
+from .comparisons import FILE, write_comparisons
+from .tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
 
 TIE = "tie (not distinguishable)"
 

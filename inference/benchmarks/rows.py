@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .benchmarks.base import Benchmark
+from .base import Benchmark
 
 SPLIT = "test"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, out_folder, port, source_folder
 
-from .cli_args import backend_spec
+from .args import backend_spec
 
 
 def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -47,7 +47,7 @@ def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def command_serve(args: argparse.Namespace) -> int:
-    from .serve import ModelServer
+    from ..backends.serve import ModelServer
 
     spec = backend_spec(args.model, args.model_arg, args.model_config)
     ModelServer(spec, args.host, args.port).serve_forever()
@@ -55,7 +55,7 @@ def command_serve(args: argparse.Namespace) -> int:
 
 
 def command_import(args: argparse.Namespace) -> int:
-    from .importers import import_generations
+    from .import_generations import import_generations
 
     print(import_generations(args).line(), file=sys.stderr)
     return 0

@@ -18,10 +18,10 @@ from pathlib import Path
 from longform_eval.dataset_builder.atomic import write_text_atomic
 from longform_eval.metric.longbench_write import length_score
 
-from .benchmarks import LengthTarget
-from .report import benchmark_of, load_scores
-from .report_plots import Absent, loglog_scatter
-from .report_tables import fmt, markdown_table
+from ..benchmarks import LengthTarget
+from .markdown import benchmark_of, load_scores
+from .plots import Absent, loglog_scatter
+from .tables import fmt, markdown_table
 
 NAME = "length_following"
 WITHIN = 0.2  # "on target": the output is within 20% of the length asked for

@@ -15,9 +15,22 @@ from typing import Any
 
 from longform_eval.dataset_builder.cli_types import out_folder
 
-from .backends import create_backend
-from .benchmarks import create_benchmark
-from .cli_args import (
+from ..backends.shared import SharedBackends
+from ..benchmarks import create_benchmark
+from ..hub.run_copy import local_runs
+from ..hub.sources import hub_or_local_path
+from ..report.comparisons import comparisons_path
+from ..report.comparisons_view import print_comparison_view
+from ..report.lengths import print_length_view
+from ..report.markdown import print_leaderboard, save_invocation, summary_lines, write_report
+from ..report.pairwise import print_pairwise_view
+from ..report.power_plan import PowerReference, power_lines, power_reference
+from ..runner import Run, RunConfig
+from ..runner.parallel import is_main_process
+from ..runner.pending import PendingCalls, pending_calls
+from ..runner.run import read_config
+from ..url_secrets import mask_url_secrets
+from .args import (
     DEFAULT_BENCHMARKS,
     DEFAULT_OUT,
     add_model_arguments,
@@ -30,20 +43,6 @@ from .cli_args import (
     judge_spec,
     options_from,
 )
-from .config import ModelSpec
-from .hub.run_copy import local_runs
-from .hub.sources import hub_or_local_path
-from .parallel import is_main_process
-from .power_plan import PowerReference, power_lines, power_reference
-from .report import print_leaderboard, save_invocation, summary_lines, write_report
-from .report_comparisons import comparisons_path
-from .report_comparisons_view import print_comparison_view
-from .report_lengths import print_length_view
-from .report_pairwise import print_pairwise_view
-from .runner import Run, RunConfig
-from .runner.pending import PendingCalls, pending_calls
-from .runner.run import read_config
-from .url_secrets import mask_url_secrets
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -90,8 +89,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     report.set_defaults(handler=command_report)
 
-    from .cli_agreement import add_agreement_command
-    from .cli_tools import add_tool_commands
+    from .agreement import add_agreement_command
+    from .tools import add_tool_commands
 
     add_tool_commands(subparsers)
     add_agreement_command(subparsers)
@@ -170,37 +169,6 @@ def print_summary(done: list[tuple[Run, StageClock]]) -> None:
     for run, clock in done:
         reasons = Counter(j.unscored_reason for j in run.current_judgements().values() if j.unscored_reason)
         print("\n".join(summary_lines(run.folder, clock.seconds, dict(reasons.most_common()))))
-
-
-class SharedBackends:
-    """One loaded model serves both roles (and every benchmark) when the specs are the same."""
-
-    def __init__(self):
-        self.loaded: dict[str, KeepOpen] = {}
-
-    def get(self, spec: ModelSpec) -> KeepOpen:
-        key = spec.model_dump_json()
-        if key not in self.loaded:
-            self.loaded[key] = KeepOpen(create_backend(spec))
-        return self.loaded[key]
-
-    def close(self) -> None:
-        for backend in self.loaded.values():
-            backend.inner.close()
-
-
-class KeepOpen:
-    """Lets the runner call close() after each stage while the model stays loaded for the next one."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = inner.name
-
-    def generate(self, requests, config, on_result=None):
-        return self.inner.generate(requests, config, on_result=on_result)
-
-    def close(self) -> None:
-        pass
 
 
 def report_failures(runs: list[Run]) -> int:

@@ -17,10 +17,10 @@ from rich.table import Table
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
 
-from .benchmarks import Benchmark, create_benchmark
-from .report_context import RunContext, context_lines
-from .report_tables import fmt, fmt_interval, markdown_table
-from .report_uncertainty import interval_sentences, judge_temperature, variance_lines
+from ..benchmarks import Benchmark, create_benchmark
+from .context import RunContext, context_lines
+from .tables import fmt, fmt_interval, markdown_table
+from .uncertainty import interval_sentences, judge_temperature, variance_lines
 
 TIMINGS_FILE = "timings.json"
 STAGES = ("generate", "judge", "score", "report")

@@ -20,13 +20,13 @@ from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.metric import cli as metric_cli
 
-from . import cli_run
-from .backends import MissingExtraError
-from .hub import cli as hub_cli
-from .runner import RunConfigMismatch
-from .runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
-from .url_secrets import mask_url_secrets
-from .user_errors import os_error_line, validation_problem
+from ..backends import MissingExtraError
+from ..runner import RunConfigMismatch
+from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
+from ..url_secrets import mask_url_secrets
+from ..user_errors import os_error_line, validation_problem
+from . import publish, push_run
+from . import run as cli_run
 
 COMMANDS_GROUP = "longform_eval.commands"
 EXPECTED_ERRORS = (
@@ -67,7 +67,8 @@ def parser() -> argparse.ArgumentParser:
     dataset_cli.add_commands(subparsers)
     metric_cli.add_commands(subparsers)
     cli_run.add_commands(subparsers)
-    hub_cli.add_commands(subparsers)
+    publish.add_command(subparsers)
+    push_run.add_command(subparsers)
     add_plugin_commands(subparsers)
     return root
 

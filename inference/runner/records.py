@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from .user_errors import validation_problem
+from ..user_errors import validation_problem
 
 Typed = TypeVar("Typed", bound=BaseModel)
 

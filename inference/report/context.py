@@ -15,22 +15,23 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from longform_eval.dataset_builder.hellobench import NAME as HELLOBENCH
 from longform_eval.dataset_builder.hellobench import TASKS, read_rows, task_file
 from longform_eval.dataset_builder.sources import local_candidates
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
-from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, score_rows
+from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, score_rows, scored
 from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
+from longform_eval.metric.uncertainty.unit_intervals import FigureSource, figure_intervals
+from longform_eval.metric.uncertainty.units import UnitTable
 
-from .report_tables import NO_INTERVALS, Bounds, fmt, fmt_interval, markdown_table
-from .runner.uncertainty import figure_intervals
+from ..yaml_files import options_file
+from .tables import NO_INTERVALS, Bounds, fmt, fmt_interval, markdown_table
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-    from .benchmarks import Benchmark
 
 RELEASED_JUDGE = "GPT-4o (released verdicts)"
 JUDGEMENTS = Path("judgements") / "main_exp"
@@ -49,6 +50,12 @@ AGREEMENT_KEYS = (
     "date",
     "command",
 )
+
+
+class UnitSource(FigureSource, Protocol):
+    """What a published row's interval needs of a benchmark: its unit table and its figures."""
+
+    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None: ...
 
 
 @dataclass(frozen=True)
@@ -106,11 +113,8 @@ def context_lines(context: RunContext, run_judge: str | None) -> list[str]:
 # ----- where the released files are ---------------------------------------------------------------------------
 def configured_source(folder: Path) -> str | None:
     """The `--source` a run folder was made with (config.yaml), if any."""
-    if not (Path(folder) / "config.yaml").is_file():
-        return None
-    from .runner.folder import read_config
-
-    return read_config(Path(folder)).get("source")
+    path = Path(folder) / "config.yaml"
+    return options_file(path, "run settings").get("source") if path.is_file() else None
 
 
 def released_source(name: str, configured: str | None) -> Path | None:
@@ -149,8 +153,6 @@ def published_scores(
 ) -> dict[str, Any]:
     """HelloEval figures of the released verdicts on the prompts `ids` (duplicates and unknown ids skipped), with
     the per-row records a run's scores.json has (`rows`: id, subcategory, row_score), which its intervals rest on."""
-    from .benchmarks.hellobench import scored  # hellobench imports this module: not at the top
-
     judged = [
         JudgedRow(record["id"], subcategory, parse_checklist_verdict(record["checklist_wise_evaluation"], size))
         for record in first_verdict_per_known_id(verdicts, ids)
@@ -162,7 +164,7 @@ def published_scores(
     return figures | {"rows": rows}
 
 
-def published_interval(benchmark: Benchmark, scores: dict[str, Any], name: str) -> dict[str, Any] | None:
+def published_interval(benchmark: UnitSource, scores: dict[str, Any], name: str) -> dict[str, Any] | None:
     """Figure `name`'s 95% interval over the rows of `scores` (`published_scores`), computed as a run's own is."""
     units = benchmark.unit_table(scores)
     if units is None:

@@ -6,14 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from huggingface_hub.errors import HFValidationError
-from huggingface_hub.utils import validate_repo_id
-
 from longform_eval.dataset_builder.cli_types import not_a_url
 
-from .push_run import PushPlan, plan_push, push_run
-from .run_card import restricted_note
-from .sources import DATASETS_PREFIX
+from ..hub.push_run import PushPlan, plan_push, push_run
+from ..hub.run_card import restricted_note
+from ..hub.sources import hub_path
+from ..url_secrets import mask_url_secrets
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -25,7 +23,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         "uploaded again.",
     )
     push.add_argument("folder", type=Path, metavar="RUN", help="a finished run folder (scored and reported)")
-    push.add_argument("--repo", type=repo_id, required=True, metavar="ORG/NAME", help="the dataset repo")
+    push.add_argument("--repo", required=True, metavar="ORG/NAME", help="the dataset repo")
     push.add_argument(
         "--path-in-repo",
         type=not_a_url("a folder path in the repo"),
@@ -35,17 +33,6 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
     push.add_argument("--private", action="store_true", help="create the repo private (an existing repo keeps its own)")
     push.add_argument("--dry-run", action="store_true", help="list the files it would upload, and stop")
     push.set_defaults(handler=command_push_run)
-
-
-def repo_id(text: str) -> str:
-    """A Hub repo id `ORG/NAME`, checked by huggingface_hub's own rules."""
-    try:
-        validate_repo_id(text)
-    except HFValidationError:
-        text = None
-    if text is None or text.count("/") != 1:
-        raise argparse.ArgumentTypeError("expected a repo id ORG/NAME (letters, digits, '-', '_', '.')")
-    return text
 
 
 def command_push_run(args: argparse.Namespace) -> int:
@@ -60,15 +47,11 @@ def command_push_run(args: argparse.Namespace) -> int:
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
     if result.changed:
-        print(f"pushed {plan.folder} to {result.url} (commit {result.commit[:12]})")
+        print(f"pushed {plan.folder} to {mask_url_secrets(result.url)} (commit {result.commit[:12]})")
     else:
         print(f"unchanged: {plan.repo_id} already holds {plan.folder} byte for byte (commit {result.commit[:12]})")
-    print(f"read it back: longform-eval report {hub_path(plan)}")
+    print(f"read it back: longform-eval report {hub_path(plan.repo_id, plan.path_in_repo)}")
     return 0
-
-
-def hub_path(plan: PushPlan) -> str:
-    return f"{DATASETS_PREFIX}{plan.repo_id}" + (f"/{plan.path_in_repo}" if plan.path_in_repo else "")
 
 
 def print_plan(plan: PushPlan, private: bool) -> None:
@@ -81,7 +64,7 @@ def print_plan(plan: PushPlan, private: bool) -> None:
         print("  README.md  (the repo's card, listing its runs; left alone if push-run did not write it)")
     else:
         print("  README.md  (the run's dataset card)")
-    print("  (run files an earlier push left there that this run lacks are deleted)")
+    print("  (run files an earlier push listed in its card that this run lacks are deleted)")
 
 
 __all__ = ["add_command"]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from longform_eval.metric.uncertainty import independent_se, minimum_detectable_difference, prompts_needed
 
-from .report_comparisons import ComparedRun, aligned, compare, compared_runs, headline_figure
-from .runner import RunConfig
+from ..runner import RunConfig
+from .comparisons import ComparedRun, aligned, compare, compared_runs, headline_figure
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,14 @@ from longform_eval.dataset_builder.sources import Upstream, resolve_source
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, flip_rate, judge_agreement, swap
 
-from .backends import Backend, create_backend
-from .backends.base import Request, Result
-from .benchmarks import JudgeCall
-from .benchmarks.pairwise_calls import FIRST, SECOND, Mode, PairItem, item_verdict, pair_calls, parse_reply
-from .config import GenerationConfig, ModelSpec
-from .progress import stage_progress
+from ..backends import Backend, create_backend
+from ..backends.base import Request, Result
+from ..benchmarks import JudgeCall
+from ..benchmarks.pairwise_calls import FIRST, SECOND, Mode, PairItem, item_verdict, pair_calls, parse_reply
+from ..config import GenerationConfig, ModelSpec
+from ..progress import stage_progress
 from .records import RecordLog
-from .runner.schema import config_hash
+from .schema import config_hash
 
 PANDALM = Upstream("WeOpenML/PandaLM", "3871806e72b4832f815ecafd24d3503c73403f48")
 TEST_SET = "testset-v1.json"

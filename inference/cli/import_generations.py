@@ -14,10 +14,10 @@ from pathlib import Path
 
 from longform_eval.dataset_builder.released import read_records, released_files
 
-from .cli_args import benchmark_from, dataset_fields
-from .dataset_rows import benchmark_rows
-from .runner import Run, RunConfig
-from .runner.schema import GenerationRecord
+from ..benchmarks.rows import benchmark_rows
+from ..runner import Run, RunConfig
+from ..runner.schema import GenerationRecord
+from .args import benchmark_from, dataset_fields
 
 SHOWN = 5  # ids named in a message
 

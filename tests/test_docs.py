@@ -1,0 +1,343 @@
+"""The README and docs/ say only what is so: every shell command in them parses with `longform-eval`'s own parser
+(parsed, never run), every script they name exists, every relative link resolves, every command of the CLI is shown,
+and the README stays a page a newcomer reads in five minutes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+from collections.abc import Iterator
+from contextlib import redirect_stdout
+from importlib.metadata import metadata
+from io import StringIO
+from pathlib import Path
+
+import pytest
+
+from longform_eval.inference.cli import parser
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
+README_MAX_LINES = 150
+SHELL_LANGUAGES = {"bash", "sh", "shell", "console"}
+FENCE = re.compile(r"^(`{3,})([^\n`]*)\n(.*?)^\1[ \t]*$", re.M | re.S)
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
+ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+SEPARATORS = {"&&", "||", ";", "|", "&"}
+PYTHON = {"python", "python3"}
+PYTHON_MODULES = {"venv", "pytest", "pip"}  # `python -m X` besides the package itself
+MAIN_MODULE = "longform_eval.inference"  # `python -m` / `accelerate launch -m` entry of the same CLI
+SETUP = (
+    "python3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 && pip install -e '.[local]' "
+    "&& longform-eval run"
+)
+TESTS = "bash .ci/run"
+# A `--power-reference` must name a scored run folder (its type checks for scores.json), so the parse gets one at
+# the path the page names, in a scratch folder; every other path is taken as argparse takes it.
+NEEDS_SCORED_RUN = ("--power-reference",)
+
+
+def shell_blocks(text: str) -> Iterator[tuple[int, str]]:
+    """(line number of the first line, body) of each fenced block marked as shell."""
+    for match in FENCE.finditer(text):
+        if match[2].strip().lower() in SHELL_LANGUAGES:
+            yield text.count("\n", 0, match.start(3)) + 1, match[3]
+
+
+def logical_lines(block: str, first: int) -> Iterator[tuple[int, str]]:
+    """The block's lines with `\\` continuations joined, each with its first line number."""
+    pending, start = "", first
+    for number, line in enumerate(block.splitlines(), first):
+        if not pending:
+            start = number
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        yield start, pending + line
+        pending = ""
+    if pending:
+        yield start, pending
+
+
+def simple_commands(line: str) -> list[list[str]]:
+    """The commands of one shell line, split at `&&`, `||`, `;`, `|` and `&`, comments dropped."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    commands: list[list[str]] = [[]]
+    for token in lexer:
+        if token in SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [command for command in commands if command]
+
+
+def cli_problem(args: list[str], scratch: Path) -> str | None:
+    """Why `longform-eval ARGS` does not parse, or None. Parsed in `scratch` (the current folder), never run."""
+    for option in NEEDS_SCORED_RUN:
+        for index, token in enumerate(args[:-1]):
+            if token == option and not Path(args[index + 1]).is_absolute():
+                (scratch / args[index + 1]).mkdir(parents=True, exist_ok=True)
+                (scratch / args[index + 1] / "scores.json").write_text("{}\n", encoding="utf-8")
+    root = parser()
+    try:
+        with redirect_stdout(StringIO()):
+            parsed = root.parse_args(args)
+    except SystemExit as stop:  # --version and --help print and exit; anything else is a refusal
+        if stop.code == 0 and {"--version", "-h", "--help"} & set(args):
+            return None
+        return f"exited with {stop.code}"
+    except Exception as error:  # OneLineParser raises CommandLineError; a type= check may raise anything
+        return f"{type(error).__name__}: {error}"
+    return abbreviation_problem(args, root, parsed.command)
+
+
+def abbreviation_problem(args: list[str], root: argparse.ArgumentParser, command: str) -> str | None:
+    """argparse takes `--judge-te` for `--judge-temperature`; a page spells every option out."""
+    known = set(root._option_string_actions) | set(subparsers(root).choices[command]._option_string_actions)
+    for token in args:
+        option = token.partition("=")[0]
+        if option.startswith("--") and option != "--" and option not in known:
+            return f"{option}: an abbreviation; spell the option out"
+    return None
+
+
+def module_args(args: list[str]) -> list[str] | None:
+    """The CLI arguments after `-m longform_eval.inference`, or None when the command runs no such module."""
+    if "-m" not in args or args.index("-m") + 1 >= len(args) or args[args.index("-m") + 1] != MAIN_MODULE:
+        return None
+    return args[args.index("-m") + 2 :]
+
+
+def extras() -> set[str]:
+    """The installed distribution's extras (pyproject.toml's optional-dependencies)."""
+    return set(metadata("longform-eval").get_all("Provides-Extra") or [])
+
+
+def pip_problem(args: list[str]) -> str | None:
+    """`pip install -e '.[EXTRA,...]'` names extras the project has."""
+    for token in args:
+        if match := re.fullmatch(r"\.\[([^\]]+)\]", token):
+            missing = set(match[1].split(",")) - extras()
+            if missing:
+                return f"no extra {', '.join(sorted(missing))} in longform-eval"
+    return None
+
+
+def command_problem(tokens: list[str], scratch: Path) -> str | None:
+    """Why one simple command of a page is wrong, or None."""
+    while tokens and ENV_ASSIGNMENT.match(tokens[0]):
+        tokens = tokens[1:]
+    if not tokens:
+        return None
+    program, args = tokens[0], tokens[1:]
+    if program == "longform-eval":
+        return cli_problem(args, scratch)
+    if program == "accelerate":
+        rest = module_args(args) if args[:1] == ["launch"] else None
+        return "accelerate launch without -m longform_eval.inference" if rest is None else cli_problem(rest, scratch)
+    if program in PYTHON:
+        return python_problem(args, scratch)
+    if program == "bash" or program.startswith((".ci/", "bench/", "./")):
+        script = args[0] if program == "bash" and args else program
+        return None if (REPO / script).is_file() else f"{script}: no such file in the repository"
+    if program == "pip":
+        return pip_problem(args)
+    if program in {".", "source"}:
+        return None if args and args[0] == ".venv/bin/activate" else f"sources {args}"
+    return f"unknown program {program!r}"
+
+
+def python_problem(args: list[str], scratch: Path) -> str | None:
+    if not args:
+        return "python without arguments"
+    if args[0] == "-c":
+        try:
+            compile(args[1], "<python -c>", "exec")
+        except (IndexError, SyntaxError) as error:
+            return f"python -c: {error}"
+        return None
+    if args[0] == "-m":
+        rest = module_args(args)
+        if rest is not None:
+            return cli_problem(rest, scratch)
+        return None if args[1:2] and args[1] in PYTHON_MODULES else f"python -m {args[1:2]}: not a known module"
+    return None if (REPO / args[0]).is_file() else f"{args[0]}: no such file in the repository"
+
+
+def page_command_problems(path: Path, scratch: Path) -> list[str]:
+    """`FILE:LINE: command: problem` for every shell command of a page that is wrong."""
+    problems = []
+    for first, block in shell_blocks(path.read_text(encoding="utf-8")):
+        for number, line in logical_lines(block, first):
+            try:
+                commands = simple_commands(line)
+            except ValueError as error:  # an unclosed quote
+                problems.append(f"{path.name}:{number}: {line.strip()}: {error}")
+                continue
+            for tokens in commands:
+                problem = command_problem(tokens, scratch)
+                if problem:
+                    problems.append(f"{path.name}:{number}: {shlex.join(tokens)}: {problem}")
+    return problems
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = heading.strip().lower().replace("`", "")
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    return {slug(match[1]) for match in re.finditer(r"^#{1,6} (.+)$", text, re.M)}
+
+
+def link_problems(path: Path, root: Path = REPO) -> list[str]:
+    """Every relative link of a page names a file or folder under `root` (and, after `#`, a heading of a page)."""
+    text = INLINE_CODE.sub("", FENCE.sub("", path.read_text(encoding="utf-8")))
+    problems = []
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        file, _, anchor = target.partition("#")
+        resolved = (path.parent / file).resolve() if file else path
+        if not resolved.exists() or root.resolve() not in (resolved, *resolved.parents):
+            problems.append(f"{path.name}: link {target}: no such file in the repository")
+        elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+            problems.append(f"{path.name}: link {target}: no heading #{anchor} in {resolved.name}")
+    return problems
+
+
+def subparsers(root: argparse.ArgumentParser) -> argparse._SubParsersAction:
+    return next(action for action in root._actions if isinstance(action, argparse._SubParsersAction))
+
+
+def subcommands() -> set[str]:
+    return set(subparsers(parser()).choices)
+
+
+def shown_subcommands() -> set[str]:
+    """The CLI commands that some checked shell block of the pages runs."""
+    shown = set()
+    for path in PAGES:
+        for first, block in shell_blocks(path.read_text(encoding="utf-8")):
+            for _, line in logical_lines(block, first):
+                for tokens in simple_commands(line):
+                    while tokens and ENV_ASSIGNMENT.match(tokens[0]):
+                        tokens = tokens[1:]
+                    args = tokens[1:] if tokens[:1] == ["longform-eval"] else module_args(tokens) or []
+                    shown.update(token for token in args[:1] if not token.startswith("-"))
+    return shown
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Iterator[Path]:
+    """The current folder while commands are parsed, so that a page's relative paths meet nothing on disk."""
+    before = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(before)
+
+
+def test_the_pages_are_there_and_hold_commands():
+    assert {p.name for p in PAGES} >= {"README.md", "running-and-backends.md", "benchmarks-and-scoring.md", "hub.md"}
+    topics = [p for p in PAGES if p.parent.name == "docs" and p.name != "README.md"]
+    assert all(any(shell_blocks(p.read_text(encoding="utf-8"))) for p in topics)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_shell_command_parses_or_exists(path: Path, scratch: Path):
+    assert page_command_problems(path, scratch) == []
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_relative_link_resolves(path: Path):
+    assert link_problems(path) == []
+
+
+def test_every_cli_command_is_shown_in_a_checked_block():
+    assert subcommands() - shown_subcommands() == set()
+
+
+def test_every_docs_page_is_in_the_index():
+    index = (REPO / "docs" / "README.md").read_text(encoding="utf-8")
+    linked = {Path(target.partition("#")[0]).name for target in LINK.findall(index)}
+    assert {p.name for p in PAGES if p.parent.name == "docs" and p.name != "README.md"} <= linked
+
+
+def test_readme_is_short_and_keeps_the_two_commands():
+    text = README.read_text(encoding="utf-8")
+    lines = text.count("\n")
+    print(f"README.md: {lines} lines (at most {README_MAX_LINES})")
+    assert lines <= README_MAX_LINES
+    blocks = [body for _, body in shell_blocks(text)]
+    assert any(SETUP in body.splitlines() for body in blocks)
+    assert any(TESTS in body.splitlines() for body in blocks)
+    assert "docs/README.md" in text
+
+
+# ----- the checker catches what it should --------------------------------------------------------------------
+def page(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "page.md"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def test_a_misspelled_flag_a_bad_value_and_a_missing_script_are_caught(scratch: Path):
+    path = page(
+        scratch,
+        "```bash\n"
+        "longform-eval run --benchmark hellobench \\\n    --judje openai:gpt-4o  # a typo\n"
+        "FOO=1 longform-eval serve local:default --port eighty\n"
+        "longform-eval build hellobench && longform-eval bild longgenbench\n"
+        "accelerate launch --num_processes 2 -m longform_eval.inference generate --out\n"
+        "python bench/no_such_bench.py && bash .ci/no-such-script\n"
+        "pip install -e '.[nonexistent]'\n"
+        "longform-evl run\n"
+        "python -c 'print(('\n"
+        "longform-eval run --dry-run --power-reference runs/A --detect -1\n"
+        "longform-eval judge runs/A --judge-temp 0.5\n"
+        "```\n"
+        "```python\nlongform-eval run --not-checked-here\n```\n",
+    )
+    problems = page_command_problems(path, scratch)
+    lines = sorted(int(problem.split(":")[1]) for problem in problems)
+    assert lines == [2, 4, 5, 6, 7, 7, 8, 9, 10, 11, 12], problems
+    assert "--judje" in problems[0] and "argument --detect" in problems[-2] and "an abbreviation" in problems[-1]
+
+
+def test_good_commands_pass(scratch: Path):
+    path = page(
+        scratch,
+        "```bash\n"
+        "# comment\n"
+        "LONGFORM_EVAL_RUNS=hf://datasets/ORG/NAME/run-a longform-eval space --runs runs/ --db votes.sqlite\n"
+        "longform-eval run --benchmark hellobench --dry-run --power-reference runs/A --detect 5 && bash .ci/run\n"
+        "python -m longform_eval.inference report runs/A  # the same CLI\n"
+        "longform-eval --version\n"
+        "```\n",
+    )
+    assert page_command_problems(path, scratch) == []
+
+
+def test_a_broken_link_and_a_missing_heading_are_caught(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "docs" / "hub.md").write_text("# The Hub\n\n## Releasing the package\n", encoding="utf-8")
+    (repo / "bench.py").write_text("", encoding="utf-8")
+    (tmp_path / "outside.md").write_text("", encoding="utf-8")
+    path = page(
+        repo / "docs",
+        "[a](hub.md#no-such-heading) [b](no-such-page.md) [c](hub.md#releasing-the-package) [d](../bench.py)\n"
+        "`[e](nope.md)` [f](https://example.org/nope) [g](#here) [h](../../outside.md)\n\n## Here\n",
+    )
+    problems = link_problems(path, root=repo)
+    assert len(problems) == 3, problems
+    assert "#no-such-heading" in problems[0] and "no-such-page.md" in problems[1] and "outside.md" in problems[2]
