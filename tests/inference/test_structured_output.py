@@ -123,7 +123,7 @@ def test_hf_masks_each_row_with_its_own_schema_and_leaves_free_rows_alone(json_l
 
 def recording_backends(monkeypatch):
     """Wrap every backend the CLI creates, keeping the judge requests it is given."""
-    from longform_eval.inference.cli import run as cli_run
+    from longform_eval.inference.backends import shared as cli_run  # where the run command gets its backends
 
     seen: list[Request] = []
     real = cli_run.create_backend
