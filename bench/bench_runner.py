@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def runner_overhead() -> None:
     from longform_eval.inference.backends import create_backend
-    from longform_eval.inference.cli.run import KeepOpen
+    from longform_eval.inference.backends.shared import KeepOpen
     from longform_eval.inference.config import GenerationConfig, ModelSpec
     from longform_eval.inference.runner import Run, RunConfig
 

@@ -9,6 +9,8 @@ which Python has already started.
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -124,3 +126,25 @@ def test_every_package_is_listed_in_pyproject(package):
     for module, path in modules().items():
         if path.name == "__init__.py" and module.split(".")[1] == package:
             assert f'"{module}"' in text, f"{module} is not in pyproject's [tool.setuptools] packages"
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (REPO / "bench").glob("*.py")))
+def test_every_name_a_bench_script_imports_from_the_package_exists(script):
+    """A module moved inside the package must take the benchmarks with it (they are not run by the tests)."""
+    missing = []
+    for node in ast.walk(ast.parse((REPO / "bench" / script).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(NAMESPACE):
+            module = importlib.import_module(node.module)
+            missing += [
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if not hasattr(module, alias.name) and not is_module(f"{node.module}.{alias.name}")
+            ]
+    assert not missing, f"bench/{script} imports names that do not exist: {missing}"
+
+
+def is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # the parent is a module, not a package
+        return False
