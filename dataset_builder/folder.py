@@ -168,10 +168,13 @@ def example_of(table: ConfigTable, max_chars: int = 300) -> dict[str, Any]:
     return shorten(table.rows[0]) if table.rows else {}
 
 
-def replace_folder(staging: Path, out: Path) -> None:
-    """Swap `staging` into `out`; an earlier `out` is moved aside, then only the files its marker lists are removed.
+def replace_folder(
+    staging: Path, out: Path, marker: str = MARKER, option: str = "--out", made_by: tuple[str, str] = ("build", "built")
+) -> None:
+    """Swap `staging` into `out`; an earlier `out` is moved aside, then only the files its `marker` lists are removed.
 
-    Raises OutputFolderError (the new folder being in place) if the earlier one gained other files meanwhile.
+    Raises OutputFolderError (the new folder being in place) if the earlier one gained other files meanwhile; the
+    message names the `option` that gave the folder and what writes it (`made_by`: the noun and the participle).
     """
     if not out.exists():
         staging.rename(out)
@@ -184,13 +187,13 @@ def replace_folder(staging: Path, out: Path) -> None:
         retired.rename(out)
         raise
     try:
-        files = listed_files(retired, MARKER)
+        files = listed_files(retired, marker)
     except OSError:
         files = None
     if files is None or not remove_listed(retired, files):
         raise OutputFolderError(
-            f"--out {out}: built, but the earlier folder, moved to {retired}, holds files no build wrote "
-            "(added during the build) or that cannot be read; it was left as it is"
+            f"{option} {out}: {made_by[1]}, but the earlier folder, moved to {retired}, holds files no {made_by[0]} "
+            f"wrote (added during the {made_by[0]}) or that cannot be read; it was left as it is"
         )
 
 

@@ -12,16 +12,15 @@ from pathlib import Path
 
 from longform_eval.dataset_builder.atomic import write_bytes_atomic
 from longform_eval.dataset_builder.errors import OutputFolderError
-from longform_eval.dataset_builder.folder import protected_folders
+from longform_eval.dataset_builder.folder import protected_folders, replace_folder
 from longform_eval.dataset_builder.owned import (
     listed_files,
     read_listing,
-    remove_listed,
     shown,
     unlisted_entries,
     write_listing,
 )
-from longform_eval.dataset_builder.staging import remove_dead_staging, retired_path, staging_folder
+from longform_eval.dataset_builder.staging import remove_dead_staging, staging_folder
 
 from .release_plan import Release
 
@@ -74,28 +73,8 @@ def stage_release(release: Release, out: str | Path) -> Path:
         for name, data in files.items():
             write_bytes_atomic(staging / name, data)
         staging.chmod(0o755)
-        swap_into_place(staging, target, out)
+        replace_folder(staging, target, STAGE_MARKER, "--stage", ("stage", "staged"))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)  # made by this call a moment ago (mkdtemp, private)
         raise
     return target
-
-
-def swap_into_place(staging: Path, target: Path, out: str | Path) -> None:
-    """Rename `staging` to `target`; an earlier stage there is moved aside, then only its listed files removed."""
-    if not target.exists():
-        staging.rename(target)
-        return
-    retired = retired_path(target, staging)
-    target.rename(retired)
-    try:
-        staging.rename(target)
-    except BaseException:
-        retired.rename(target)
-        raise
-    files = listed_files(retired, STAGE_MARKER)
-    if files is None or not remove_listed(retired, files):
-        raise OutputFolderError(
-            f"--stage {out}: staged, but the earlier folder, moved to {retired}, gained files no stage wrote; "
-            "it was left as it is"
-        )
