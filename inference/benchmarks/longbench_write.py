@@ -36,8 +36,9 @@ from longform_eval.metric.longbench_write.generation import (
     upstream_uses_raw_prompt,
 )
 from longform_eval.metric.longbench_write.judge import judgement_schema
-from longform_eval.metric.longbench_write.uncertainty import longbench_write_figures
+from longform_eval.metric.longbench_write.uncertainty import UNIT, longbench_write_figures, part_intervals
 from longform_eval.metric.uncertainty import Figure
+from longform_eval.metric.uncertainty.groups import group_method
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
@@ -70,6 +71,26 @@ class LongBenchWriteArgs(BenchmarkArgs):
     def without_default(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """The default is left out of config.yaml, so run folders made before the option resume unchanged."""
         return {k: v for k, v in handler(self).items() if not (k == "prompt_format" and v == "chat")}
+
+
+def with_part_intervals(scores: dict[str, Any]) -> dict[str, Any]:
+    """scores.json with each bucket's and each language's S_l and S_q intervals (over that part's items) beside them."""
+    for parts, key in ((scores["buckets"], "bucket"), (scores["by_language"], "language")):
+        found = part_intervals(scores["rows"], key)
+        for name, part in parts.items():
+            part["intervals"] = found[name]
+    return scores | {"part_interval_method": group_method(UNIT, "part")}
+
+
+def part_row(name: str, part: dict[str, Any]) -> tuple:
+    """A bucket's or a language's row: S_l and S_q with their 95% intervals."""
+    return (
+        name,
+        part["n_items"],
+        fmt_figure(part, "s_l", part["s_l"]),
+        part["n_scored"],
+        fmt_figure(part, "s_q", part["s_q"]),
+    )
 
 
 @register_benchmark
@@ -131,7 +152,7 @@ class LongBenchWrite(Benchmark):
             for row in rows
             if row["id"] in responses
         ]
-        return score_items(items).to_dict()
+        return with_part_intervals(score_items(items).to_dict())
 
     def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
         if not scores.get("n_items"):
@@ -143,8 +164,8 @@ class LongBenchWrite(Benchmark):
             f"unscored {scores['n_unscored']}).",
             "",
             *markdown_table(
-                ("required length", "outputs", "S_l", "scored", "S_q"),
-                [(n, b["n_items"], fmt(b["s_l"]), b["n_scored"], fmt(b["s_q"])) for n, b in scores["buckets"].items()],
+                ("required length", "outputs", "S_l [95% CI]", "scored", "S_q [95% CI]"),
+                [part_row(n, b) for n, b in scores["buckets"].items()],
             ),
             "",
             *markdown_table(("dimension", "score (0..100)"), [(d, fmt(v)) for d, v in scores["dimensions"].items()]),
@@ -153,13 +174,12 @@ class LongBenchWrite(Benchmark):
             lines += [
                 "",
                 *markdown_table(
-                    ("language", "outputs", "S_l", "scored", "S_q"),
-                    [
-                        (n, p["n_items"], fmt(p["s_l"]), p["n_scored"], fmt(p["s_q"]))
-                        for n, p in scores["by_language"].items()
-                    ],
+                    ("language", "outputs", "S_l [95% CI]", "scored", "S_q [95% CI]"),
+                    [part_row(n, p) for n, p in scores["by_language"].items()],
                 ),
             ]
+        if "part_interval_method" in scores:
+            lines += ["", f"Bucket and language intervals: {scores['part_interval_method']}."]
         if scores.get("buckets", {}).get(">20k"):
             lines += [
                 "",

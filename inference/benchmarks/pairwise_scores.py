@@ -13,6 +13,8 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from longform_eval.metric import Unscored
 from longform_eval.metric.longbench_write.scoring import count_length
 from longform_eval.metric.pairwise import (
@@ -28,6 +30,8 @@ from longform_eval.metric.pairwise import (
     style_features,
 )
 from longform_eval.metric.pairwise.length_control import FOLDS as LC_FOLDS
+from longform_eval.metric.pairwise.uncertainty import WIN_VALUE, pairwise_figures
+from longform_eval.metric.uncertainty.groups import as_dicts, group_intervals, group_method
 
 from .pairwise_calls import FIRST, SECOND, ItemVerdict
 
@@ -61,6 +65,18 @@ def group_figures(items: list[JudgedItem]) -> dict[str, Any]:
     return figures
 
 
+def win_values(items: list[JudgedItem]) -> np.ndarray:
+    """Per question: 1 (the model's answer better), 0.5 (a tie), 0 (the baseline's), NaN where unscored."""
+    outcomes = [item.verdict.outcome for item in items]
+    return np.array([np.nan if isinstance(o, Unscored) else WIN_VALUE[Outcome(o)] for o in outcomes])
+
+
+def with_intervals(items: list[JudgedItem]) -> dict[str, Any]:
+    """A group's figures with the 95% intervals of its win rate and GSB over its questions (None: one question)."""
+    found = group_intervals(pairwise_figures(win_values(items)), unit="question")
+    return group_figures(items) | {"intervals": as_dicts(found)}
+
+
 def by_group(items: list[JudgedItem], fields: tuple[str, ...]) -> dict[str, dict[str, dict[str, Any]]]:
     """Figures per value of each field; a field after the first is keyed `first / field` (a task within its area)."""
     result = {}
@@ -68,7 +84,7 @@ def by_group(items: list[JudgedItem], fields: tuple[str, ...]) -> dict[str, dict
         grouped: dict[str, list[JudgedItem]] = defaultdict(list)
         for item in items:
             grouped[" / ".join(item.groups[f] for f in fields[: depth + 1])].append(item)
-        result[field] = {name: group_figures(members) for name, members in sorted(grouped.items())}
+        result[field] = {name: with_intervals(members) for name, members in sorted(grouped.items())}
     return result
 
 
@@ -131,6 +147,7 @@ def score_items(items: list[JudgedItem], fields: tuple[str, ...], n_no_baseline:
         "gsb": overall.get("gsb"),
         "flip_rate": overall.get("flip_rate"),
         "groups": by_group(items, fields),
+        "group_interval_method": group_method("question", "group"),
     }
     if scored:
         battles = [Battle(MODEL, BASELINE, r["outcome"], item_id=r["id"]) for r in scored]

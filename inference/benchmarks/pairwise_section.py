@@ -85,15 +85,25 @@ def rating_lines(scores: dict[str, Any]) -> list[str]:
 
 def group_table(field: str, groups: dict[str, dict[str, Any]]) -> list[str]:
     return markdown_table(
-        (field, "scored", "unscored", "win rate", "Tencent win rate", "GSB", "equally good", "equally bad", "flips"),
+        (
+            field,
+            "scored",
+            "unscored",
+            "win rate [95% CI]",
+            "Tencent win rate",
+            "GSB [95% CI]",
+            "equally good",
+            "equally bad",
+            "flips",
+        ),
         [
             (
                 name,
                 g["n"],
                 g["n_unscored"],
-                percent(g.get("win_rate")),
+                win_rate_text(g, "win_rate", g.get("win_rate")),
                 percent(g.get("tencent_win_rate")),
-                fmt(g.get("gsb")),
+                fmt_figure(g, "gsb", g.get("gsb")),
                 percent(g.get("equally_good_rate")),
                 percent(g.get("equally_bad_rate")),
                 percent(g.get("flip_rate")),
@@ -109,6 +119,8 @@ def pairwise_section(scores: dict[str, Any], folder: Path) -> ReportSection:
     lines = [*headline_lines(scores), *rating_lines(scores)]
     for field, groups in scores["groups"].items():
         lines += ["", *group_table(field, groups)]
+    if scores["groups"] and "group_interval_method" in scores:
+        lines += ["", f"Group intervals: {scores['group_interval_method']}."]
     if scores["unscored_reasons"]:
         lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
     first_field = next(iter(scores["groups"]), None)

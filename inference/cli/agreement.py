@@ -15,7 +15,7 @@ from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 
 from ..benchmarks.base import sampling_config
 from ..config import GenerationConfig
-from ..report.tables import fmt, markdown_table
+from ..report.tables import fmt_figure, markdown_table
 from ..runner.folder import check_writable_folder
 from ..runner.judge_agreement import (
     AgreementJudge,
@@ -95,7 +95,13 @@ def command_agreement(args: argparse.Namespace) -> int:
 
 
 def agreement_row(name: str, figures: dict[str, Any]) -> tuple:
-    return (name, figures["n"], fmt(figures["agreement"], 3), fmt(figures["cohen_kappa"], 3), figures["n_unscored"])
+    """A judge's row: agreement and Cohen's kappa, each with its 95% interval over items."""
+    rates = (fmt_figure(figures, key, figures[key], digits=3) for key in ("agreement", "cohen_kappa"))
+    return (name, figures["n"], *rates, figures["n_unscored"])
+
+
+def figure(document: dict[str, Any], name: str) -> str:
+    return fmt_figure(document, name, document[name], digits=3)
 
 
 def agreement_lines(document: dict[str, Any]) -> list[str]:
@@ -113,13 +119,15 @@ def agreement_lines(document: dict[str, Any]) -> list[str]:
         "tie (the judge's equally good and equally bad are both a tie). Judge mode: "
         f"`{document['mode']}`.",
         "",
-        *markdown_table(("judge", "items", "agreement", "Cohen's kappa", "unscored"), rows),
+        *markdown_table(("judge", "items", "agreement [95% CI]", "Cohen's kappa [95% CI]", "unscored"), rows),
+        "",
+        f"Intervals: {document['interval_method']}.",
     ]
     if "flip_rate" in document:
         lines += [
             "",
-            f"Flip rate (the decision changes when the responses swap): {fmt(document['flip_rate'], 3)}; share of "
-            f"decisive verdicts that chose the response shown first: {fmt(document['first_position_preference'], 3)} "
+            f"Flip rate (the decision changes when the responses swap): {figure(document, 'flip_rate')}; share of "
+            f"decisive verdicts that chose the response shown first: {figure(document, 'first_position_preference')} "
             "(0.5: no position bias).",
         ]
     labels = document["agreement"]["labels"]

@@ -17,11 +17,15 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from longform_eval.dataset_builder.errors import SourceError
 from longform_eval.dataset_builder.records import read_json, require
 from longform_eval.dataset_builder.sources import Upstream, resolve_source
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, flip_rate, judge_agreement, swap
+from longform_eval.metric.pairwise.agreement_intervals import agreement_interval_dicts, rate_interval
+from longform_eval.metric.uncertainty.groups import as_dicts, group_method
 
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
@@ -180,33 +184,57 @@ def parsed(calls: list[JudgeCall], completions: dict[str, str]) -> dict[str, Any
 
 
 def agreement_figures(items: list[HumanItem], verdicts: dict[str, Any], mode: Mode, released: dict) -> dict:
-    """Agreement with the human majority (combined and, in pairwise mode, per order), flip rate, released judges."""
+    """Agreement with the human majority (combined and, in pairwise mode, per order), flip rate, released judges;
+    each rate with its 95% interval over items (`intervals` beside it, None for a rate on a single item)."""
     humans = {item.pair.id: item.majority for item in items}
     judged = {item.pair.id: item_verdict(item.pair.id, item.pair.tag, verdicts, mode) for item in items}
     figures: dict[str, Any] = {
         "mode": mode,
         "n_items": len(items),
         "n_human_majority": sum(label is not None for label in humans.values()),
-        "agreement": asdict(judge_agreement({k: v.outcome for k, v in judged.items()}, humans)),
+        "interval_method": group_method("item", "judge"),
+        "agreement": compared({k: v.outcome for k, v in judged.items()}, humans),
     }
     if mode == "pairwise":
         first = {k: order_outcome(v.parts[FIRST]) for k, v in judged.items()}
         second = {k: order_outcome(v.parts[SECOND], swapped=True) for k, v in judged.items()}
         figures["orders"] = {
-            "response 1 shown first": asdict(judge_agreement(first, humans)),
-            "response 2 shown first": asdict(judge_agreement(second, humans)),
+            "response 1 shown first": compared(first, humans),
+            "response 2 shown first": compared(second, humans),
         }
-        figures["flip_rate"] = flip_rate(
+        both = [
             (Outcome(v.parts[FIRST]), Outcome(v.parts[SECOND]))
             for v in judged.values()
             if v.parts[FIRST] is not None and v.parts[SECOND] is not None
+        ]
+        figures["flip_rate"] = flip_rate(both)
+        figures["first_position_preference"] = first_position_preference(list(judged.values()))
+        figures["intervals"] = as_dicts(
+            {
+                "flip_rate": rate_interval(flips_per_item(both), np.ones(len(both))),
+                "first_position_preference": rate_interval(*first_choices(list(judged.values()))),
+            }
         )
-        figures["first_position_preference"] = first_position_preference(judged.values())
     figures["released"] = {
-        name: asdict(judge_agreement({k: v for k, v in found.items() if k in humans}, humans))
-        for name, found in released.items()
+        name: compared({k: v for k, v in found.items() if k in humans}, humans) for name, found in released.items()
     }
     return figures
+
+
+def compared(verdicts: dict[str, Any], humans: dict[str, str | None]) -> dict[str, Any]:
+    """`judge_agreement`'s figures with the intervals of agreement and Cohen's kappa beside them."""
+    return asdict(judge_agreement(verdicts, humans)) | {"intervals": agreement_interval_dicts(verdicts, humans)}
+
+
+def flips_per_item(both: list[tuple[Outcome, Outcome]]) -> np.ndarray:
+    """1 where an item's decision changes when the responses swap, as `flip_rate` counts it."""
+    return np.array([float(flip_rate([pair])) for pair in both])
+
+
+def first_choices(verdicts) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: its decisive verdicts that chose the response shown first, and its decisive verdicts."""
+    labels = [[label for label in (v.parts[FIRST], v.parts[SECOND]) if label in ("A", "B")] for v in verdicts]
+    return np.array([sum(x == "A" for x in d) for d in labels], float), np.array([len(d) for d in labels], float)
 
 
 def order_outcome(label: str | None, swapped: bool = False) -> Outcome | Unscored:
@@ -218,5 +246,5 @@ def order_outcome(label: str | None, swapped: bool = False) -> Outcome | Unscore
 
 def first_position_preference(verdicts) -> float | None:
     """Among decisive verdicts of both orders, the share that chose the answer shown first (0.5: no position bias)."""
-    decisive = [label for v in verdicts for label in (v.parts[FIRST], v.parts[SECOND]) if label in ("A", "B")]
-    return sum(label == "A" for label in decisive) / len(decisive) if decisive else None
+    hits, decisive = first_choices(verdicts)
+    return float(hits.sum() / decisive.sum()) if decisive.sum() else None

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .figures import Figure
+from .groups import spread_only
 from .intervals import DEFAULT_ROUNDS, DEFAULT_SEED, interval_method, intervals
 from .sparse import pooled_interval, pooled_method, sparse_strata
 from .units import UnitTable
@@ -30,9 +31,9 @@ def figure_intervals(source: FigureSource, units: UnitTable, figures: dict[str, 
     if column is not None and sparse_strata(design, np.isfinite(units[column])):
         found = {name: pooled_interval(column_figure(source, units, column, name), units[column]) for name in figures}
         return found, pooled_method(design)
-    found = intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED)
-    spread = {name: None if found[name] is None or found[name].n < 2 else found[name] for name in found}
-    return spread, interval_method(design, DEFAULT_ROUNDS, DEFAULT_SEED)
+    return spread_only(intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED)), interval_method(
+        design, DEFAULT_ROUNDS, DEFAULT_SEED
+    )
 
 
 def column_figure(source: FigureSource, units: UnitTable, column: str, name: str) -> Callable[[Any], Figure]:

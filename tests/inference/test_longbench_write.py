@@ -65,7 +65,18 @@ def test_five_prompts_end_to_end(shared_data, replays, tmp_path):
     assert scores["s_q"] == pytest.approx(75.0) and scores["s"] == pytest.approx(62.5)
     assert (scores["n_items"], scores["n_scored"], scores["n_unscored"]) == (5, 3, 2)
     assert scores["unscored_reasons"] == {"missing dimension(s): Clarity": 1, "not JSON": 1}
-    assert scores["buckets"] == {"[0,500)": {"n_items": 5, "n_scored": 3, "s_l": pytest.approx(50.0), "s_q": 75.0}}
+    bucket = scores["buckets"]["[0,500)"]
+    assert {k: bucket[k] for k in ("n_items", "n_scored", "s_l", "s_q")} == {
+        "n_items": 5,
+        "n_scored": 3,
+        "s_l": pytest.approx(50.0),
+        "s_q": 75.0,
+    }
+    assert scores["part_interval_method"].startswith("95% percentile bootstrap over each part's prompts")
+    assert_intervals_hold(scores | {"intervals": bucket["intervals"]}, ("s_l", "s_q"), value_of=bucket.get)
+    assert (bucket["intervals"]["s_l"]["n"], bucket["intervals"]["s_q"]["n"]) == (5, 3)
+    zh = scores["by_language"]["zh"]  # two outputs, one of them scored: S_q rests on one and has no interval
+    assert zh["intervals"]["s_q"] is None and zh["intervals"]["s_l"]["n"] == 2
     assert scores["by_language"]["zh"]["s_l"] == pytest.approx((250 / 3 + 0) / 2)
     assert scores["dimensions"]["Clarity"] == pytest.approx(75.0) and scores["parser_rescues"] == {}
     assert_intervals_hold(scores, ("s", "s_l", "s_q"))
@@ -84,7 +95,9 @@ def test_five_prompts_end_to_end(shared_data, replays, tmp_path):
     s, s_l, s_q = (scores["intervals"][name] for name in ("s", "s_l", "s_q"))
     figures = f"S 62.50 [{s['low']:.2f}, {s['high']:.2f}], S_l 50.00 [{s_l['low']:.2f}, {s_l['high']:.2f}], S_q 75.00"
     assert f"**{figures} [{s_q['low']:.2f}, {s_q['high']:.2f}]**" in report
-    assert "| [0,500) | 5 | 50.00 | 3 | 75.00 |" in report
+    low, high = bucket["intervals"]["s_l"]["low"], bucket["intervals"]["s_l"]["high"]
+    assert f"| [0,500) | 5 | 50.00 [{low:.2f}, {high:.2f}] | 3 | 75.00 [" in report
+    assert "| zh | 2 | 41.67 [" in report and "| 50.00 [no interval] |" in report
     assert "- missing dimension(s): Clarity: 1" in report and "![length_scatter](length_scatter.png)" in report
     assert (out / "length_scatter.png").stat().st_size > 1000
 
@@ -182,6 +195,29 @@ def test_ruler_lengths_above_20k_get_their_own_bucket_in_the_report(tmp_path):
     assert {name: part["s_l"] for name, part in scores["buckets"].items()} == {"[4k,20k]": 100.0, ">20k": 0.0}
     assert scores["unscored_reasons"] == {"not JSON": 1, "not judged": 1} and scores["s_q"] is None
     section = benchmark.report_section(scores, tmp_path)
-    assert "| >20k | 1 | 0.00 | 0 | - |" in section.lines and "| [4k,20k] | 1 | 100.00 | 0 | - |" in section.lines
+    assert "| >20k | 1 | 0.00 [no interval] | 0 | - |" in section.lines  # one output: no interval
+    assert "| [4k,20k] | 1 | 100.00 [no interval] | 0 | - |" in section.lines
     assert any(line.startswith("`>20k` holds required lengths above 20,000") for line in section.lines)
     assert section.plots == [tmp_path / "length_scatter.png"] and section.plots[0].is_file()
+
+
+def test_bucket_intervals_narrow_with_more_prompts(shared_data, tmp_path):
+    """S_l of the [0,500) bucket (the first 40 prompts: 26 in it; the first 10: all) over 10 and over 40 prompts."""
+    ids = [f"lbw_{index:03d}" for index in range(40)]
+    model = write_replay(
+        tmp_path / "model.jsonl", [(i, "word " * (60, 120, 250, 500, 900)[n % 5]) for n, i in enumerate(ids)]
+    )
+    judge = write_replay(tmp_path / "judge.jsonl", [(i, reply(2 + n % 4)) for n, i in enumerate(ids)])
+    widths = {}
+    for limit in (10, 40):
+        out = tmp_path / f"lbw_{limit}"
+        assert main([*lbw_run(shared_data, (model, judge), out)[:-2], "--limit", str(limit), "--out", str(out)]) == 0
+        bucket = json.loads((out / "scores.json").read_text())["buckets"]["[0,500)"]
+        for name in ("s_l", "s_q"):
+            interval = bucket["intervals"][name]
+            assert interval["low"] <= bucket[name] <= interval["high"] and interval["high"] > interval["low"]
+        widths[limit] = {
+            name: bucket["intervals"][name]["high"] - bucket["intervals"][name]["low"] for name in ("s_l", "s_q")
+        }
+        assert bucket["n_items"] == {10: 10, 40: 26}[limit]
+    assert widths[40]["s_l"] < widths[10]["s_l"] and widths[40]["s_q"] < widths[10]["s_q"]

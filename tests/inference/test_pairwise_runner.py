@@ -89,6 +89,9 @@ def test_two_recorded_models_on_20_questions_judged_in_both_orders(questions, tm
     assert scores["win_rate"] == pytest.approx((8 + 0.5 * 8) / 20) and overall["tencent_win_rate"] == pytest.approx(0.5)
     assert scores["gsb"] == pytest.approx(0.2) and scores["flip_rate"] == pytest.approx(0.2)
     assert sum(g["n"] for g in scores["groups"]["area"].values()) == 20 and len(scores["groups"]["area"]) > 3
+    for group in scores["groups"]["area"].values():  # four questions each
+        assert_intervals_hold(scores | {"intervals": group["intervals"]}, ("win_rate", "gsb"), value_of=group.get)
+        assert group["intervals"]["win_rate"]["n"] == 4
     assert scores["elo"]["model"] > 1000 > scores["elo"]["baseline"]
     bt = scores["bradley_terry"]["model"]
     assert bt["lower"] <= bt["rating"] <= bt["upper"] and bt["rating"] > scores["bradley_terry"]["baseline"]["rating"]
@@ -100,6 +103,7 @@ def test_two_recorded_models_on_20_questions_judged_in_both_orders(questions, tm
     for figure in ("**Win rate against", "length-controlled win rate", "GSB 0.20", "flip rate 20.0%", "Elo"):
         assert figure in report
     assert "Bradley-Terry [95% CI]" in report and "| area |" in report and "| task |" in report
+    assert "win rate [95% CI]" in report and "Group intervals: 95% percentile bootstrap over each group's" in report
 
     assert main(["report", str(runs / "A"), str(runs / "B")]) == 0
     board = (runs / "pairwise_leaderboard.md").read_text()
@@ -110,6 +114,41 @@ def test_two_recorded_models_on_20_questions_judged_in_both_orders(questions, tm
 
     finished = Run.open(runs / "A", read_only=True)
     assert finished.pending_generations() == [] and finished.pending_judge_calls() == []  # a rerun makes no call
+
+
+def judged_run(tmp_path: Path, per_group: int, limit: int) -> dict:
+    """A model against the reference answers on `per_group` questions of each area, each question's outcome in
+    turn a win, a loss and a tie (equally bad); its scores.json."""
+    from longform_eval.inference.benchmarks import Selection
+
+    benchmark = create_benchmark("tencentllmeval", "en")
+    rows = Selection(limit=limit, per_group=per_group).apply(benchmark_rows(benchmark, None), benchmark)
+    tmp_path.mkdir()
+    model, _ = models(tmp_path, rows)
+    out = tmp_path / f"run_{per_group}"
+    args = run_args(model, "reference", out, select=("--per-group", str(per_group), "--limit", str(limit)))
+    assert main(["generate", *args[1:]]) == 0
+    orders = [("Verdict: A", '"B"'), ("Verdict: B", "Verdict: A"), ("Verdict: equally bad", '"equally bad"')]
+    replies = judge_replies([out], lambda index, part, folder: orders[index % 3][part != "ab"])
+    assert main([*args, "--judge", f"replay:{write_replay(tmp_path / 'judge.jsonl', replies)}"]) == 0
+    return json.loads((out / "scores.json").read_text()) | {"report": (out / "report.md").read_text()}
+
+
+@pytest.mark.slow
+def test_group_win_rate_intervals_narrow_with_more_questions(tmp_path):
+    small = judged_run(tmp_path / "small", 3, 12)  # 3 questions in each of 4 areas
+    large = judged_run(tmp_path / "large", 12, 48)  # 12 in Safety and in NLP Basics
+    for area in ("Safety", "NLP Basics"):
+        before, after = small["groups"]["area"][area], large["groups"]["area"][area]
+        assert (before["n"], after["n"]) == (3, 12)
+        for group in (before, after):
+            interval = group["intervals"]["win_rate"]
+            assert interval["low"] <= group["win_rate"] <= interval["high"] and interval["high"] > interval["low"]
+        widths = [g["intervals"]["win_rate"]["high"] - g["intervals"]["win_rate"]["low"] for g in (before, after)]
+        assert widths[1] < widths[0]
+    single = large["groups"]["task"]["Text Generation / Perform tasks"]  # one question: no interval, not a zero width
+    assert single["n"] == 1 and single["intervals"] == {"win_rate": None, "gsb": None}
+    assert "| Text Generation / Perform tasks | 1 | 0 | 50.0% [no interval] |" in large["report"]
 
 
 def test_single_score_mode_maps_two_scores_to_one_outcome(questions, tmp_path):
@@ -191,7 +230,8 @@ def test_hellobench_pairwise_against_released_gpt4o_responses(shared_data, gpt4o
         other.judge_calls({"id": "x", "question": "q"}, "an answer")
 
 
-def test_judge_agreement_reproduces_a_released_judge_from_its_verdicts(shared_data, tmp_path, capsys):
+def released_judge_replay(shared_data: Path, tmp_path: Path) -> Path:
+    """Judge replies that give GPT-3.5's released verdict on each of the first 60 PandaLM items, in both orders."""
     items = read_items(pandalm_folder(None))[:60]
     released = {
         str(r["idx"]): r["gpt_result"]
@@ -204,19 +244,18 @@ def test_judge_agreement_reproduces_a_released_judge_from_its_verdicts(shared_da
         ab, ba = pair_calls(item.pair, "pairwise")
         verdict = released[item.pair.id]
         lines += [(ab.key, first.get(verdict, "no verdict")), (ba.key, second.get(verdict, "no verdict"))]
-    judge = write_replay(tmp_path / "judge.jsonl", lines)
+    return write_replay(tmp_path / "judge.jsonl", lines)
+
+
+def agreement_args(judge: Path, limit: int, out: Path) -> list[str]:
+    command = ["judge-agreement", "--judge", f"replay:{judge}", "--limit", str(limit)]
+    return [*command, "--judge-attempts", "1", "--out", str(out)]
+
+
+def test_judge_agreement_reproduces_a_released_judge_from_its_verdicts(shared_data, tmp_path, capsys):
+    judge = released_judge_replay(shared_data, tmp_path)
     out = tmp_path / "agreement"
-    args = [
-        "judge-agreement",
-        "--judge",
-        f"replay:{judge}",
-        "--limit",
-        "60",
-        "--judge-attempts",
-        "1",
-        "--out",
-        str(out),
-    ]
+    args = agreement_args(judge, 60, out)
     assert main(args) == 0
     result = json.loads((out / "agreement.json").read_text())
     ours, gpt = result["agreement"], result["released"]["GPT-3.5 (released)"]
@@ -225,6 +264,36 @@ def test_judge_agreement_reproduces_a_released_judge_from_its_verdicts(shared_da
     assert sum(map(sum, ours["confusion"])) == ours["n"] and result["flip_rate"] == 0.0
     assert result["orders"]["response 1 shown first"]["agreement"] == ours["agreement"]
     assert "| human \\ judge | A | B | tie |" in (out / "agreement.md").read_text()
+    for figures in (ours, gpt, result["orders"]["response 2 shown first"]):
+        for name in ("agreement", "cohen_kappa"):
+            interval = figures["intervals"][name]
+            assert interval["low"] <= figures[name] <= interval["high"] < 1 and interval["n"] == ours["n"]
+    assert result["intervals"]["flip_rate"] == {"low": 0.0, "high": 0.0, "se": 0.0, "n": 60}  # no item flips
+    position = result["intervals"]["first_position_preference"]  # consistent verdicts pick each position once
+    assert position["low"] == result["first_position_preference"] == position["high"] == 0.5
+    kappa = ours["intervals"]["cohen_kappa"]
+    row = f"| {ours['agreement']:.3f} [{ours['intervals']['agreement']['low']:.3f}, "
+    assert row in (out / "agreement.md").read_text()
+    assert (
+        f"{ours['cohen_kappa']:.3f} [{kappa['low']:.3f}, {kappa['high']:.3f}] |" in (out / "agreement.md").read_text()
+    )
     capsys.readouterr()
     assert main(args) == 0  # every call is recorded: nothing is judged again
     assert "judge (" not in capsys.readouterr().err
+
+
+def test_judge_agreement_intervals_narrow_with_more_items_and_need_two(shared_data, tmp_path, capsys):
+    judge = released_judge_replay(shared_data, tmp_path)
+    found = {}
+    for limit in (1, 15, 60):
+        assert main(agreement_args(judge, limit, tmp_path / f"agreement_{limit}")) == 0
+        found[limit] = json.loads((tmp_path / f"agreement_{limit}/agreement.json").read_text())
+    assert found[1]["agreement"]["n"] == 1 and found[1]["agreement"]["intervals"] == {
+        "agreement": None,
+        "cohen_kappa": None,
+    }
+    assert "[no interval]" in (tmp_path / "agreement_1/agreement.md").read_text()
+    for name in ("agreement", "cohen_kappa"):
+        small, large = (found[limit]["agreement"]["intervals"][name] for limit in (15, 60))
+        assert small["high"] - small["low"] > large["high"] - large["low"] > 0
+        assert small["low"] <= found[15]["agreement"][name] <= small["high"]
