@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .atomic import write_text_atomic
 from .errors import OutputFileError
 
 
@@ -33,7 +34,7 @@ def safe_names(value: Any) -> list[str] | None:
 def write_listing(folder: Path, marker: str, fields: dict[str, Any], files: Iterable[str]) -> None:
     """Write `folder/marker`: `fields` plus the sorted `files` (relative POSIX paths) a command writes there."""
     listing = {**fields, "files": sorted(files)}
-    (folder / marker).write_text(json.dumps(listing, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(folder / marker, json.dumps(listing, indent=2) + "\n")
 
 
 def read_listing(folder: Path, marker: str) -> dict[str, Any] | None:

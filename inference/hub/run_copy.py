@@ -9,13 +9,13 @@ is and refused, so that nothing a user did in it is overwritten.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from longform_eval.dataset_builder.atomic import write_bytes_atomic, write_text_atomic
+from longform_eval.dataset_builder.atomic import write_bytes_atomic
+from longform_eval.dataset_builder.owned import read_listing, write_listing
 
 from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
 from .run_remote import is_run_file
@@ -59,10 +59,10 @@ def copy_run(source: str, out: Path) -> Path:
         )
     names = sorted(e.name for e in snapshot.iterdir() if e.is_file() and is_run_file(e.name))
     out.mkdir(parents=True, exist_ok=True)
-    write_marker(out, {"source": source, "commit": commit, "files": names, "complete": False})
+    write_listing(out, MARKER, {"source": source, "commit": commit, "complete": False}, names)
     for name in names:
         write_bytes_atomic(out / name, (snapshot / name).read_bytes())
-    write_marker(out, {"source": source, "commit": commit, "files": names, "complete": True})
+    write_listing(out, MARKER, {"source": source, "commit": commit, "complete": True}, names)
     print(f"{source}: copied to {out} (commit {commit[:12]}) to write its report there", file=sys.stderr)
     return out
 
@@ -81,7 +81,7 @@ def earlier_copy(out: Path, source: str) -> dict[str, Any] | None:
         raise RunFolderError(f"{out}: is a file, not a folder for the copy of {source}: give another --out")
     if not out.is_dir() or not any(entry for entry in out.iterdir() if not transient_name(entry.name)):
         return None
-    marker = read_marker(out)
+    marker = read_listing(out, MARKER)
     if marker is None or marker.get("source") != source:
         copy_of = f" (a copy of {marker.get('source')})" if marker else ""
         raise RunFolderError(
@@ -89,18 +89,6 @@ def earlier_copy(out: Path, source: str) -> dict[str, Any] | None:
             "or empty folder or its own earlier copy: give another --out"
         )
     return marker
-
-
-def read_marker(out: Path) -> dict[str, Any] | None:
-    try:
-        marker = json.loads((out / MARKER).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    return marker if isinstance(marker, dict) else None
-
-
-def write_marker(out: Path, fields: dict[str, Any]) -> None:
-    write_text_atomic(out / MARKER, json.dumps(fields, indent=2) + "\n")
 
 
 __all__ = ["copy_run", "default_copy", "local_runs"]
