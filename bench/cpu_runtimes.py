@@ -59,9 +59,11 @@ def judge_prompt_messages() -> list[dict[str, str]]:
 
 
 def hellobench_source() -> Path:
+    """$LONGFORM_EVAL_SOURCE/hellobench, else this workspace's copy beside the checkout (bench only)."""
     from longform_eval.dataset_builder.sources import local_candidates
 
-    return next(p for p in local_candidates("hellobench") if p.is_dir())
+    beside = Path(__file__).resolve().parents[2] / "shared" / "data" / "hellobench"
+    return next(p for p in [*local_candidates("hellobench"), beside] if p.is_dir())
 
 
 DECODE_MESSAGES = [{"role": "user", "content": "Write a long story about a lighthouse keeper, at least 600 words."}]

@@ -16,7 +16,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     builder.add_argument(
         "--source",
         type=source_folder,
-        help="folder with the upstream files (default: $LONGFORM_EVAL_SOURCE/NAME, ../shared/data/NAME, else download)",
+        help="folder with the upstream files (default: $LONGFORM_EVAL_SOURCE/NAME if set, else a download of the "
+        "pinned upstream commit)",
     )
     builder.add_argument("--out", type=Path, help="output folder (default: build/NAME)")
     builder.add_argument(

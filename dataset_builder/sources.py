@@ -35,26 +35,16 @@ class Upstream:
         return f"https://codeload.github.com/{self.repo}/zip/{self.commit}"
 
 
-def checkout_root() -> Path:
-    """The repository root when the package runs from a checkout (editable install)."""
-    return Path(__file__).resolve().parent.parent
-
-
 def local_candidates(name: str) -> list[Path]:
-    """Folders searched, in order, when no --source is given."""
-    candidates = []
-    if os.environ.get(SOURCE_ENV):
-        candidates.append(Path(os.environ[SOURCE_ENV]) / name)
-    candidates.append(checkout_root().parent / "shared" / "data" / name)
-    candidates.append(Path.cwd().parent / "shared" / "data" / name)
-    return candidates
+    """Folders searched when no --source is given: `$LONGFORM_EVAL_SOURCE/<name>`, if the variable is set."""
+    return [Path(os.environ[SOURCE_ENV]) / name] if os.environ.get(SOURCE_ENV) else []
 
 
 def resolve_source(name: str, source: str | Path | None, upstream: Upstream) -> Path:
     """Return the folder holding `name`'s source files.
 
-    Order: the explicit `source`; `$LONGFORM_EVAL_SOURCE/<name>`; `../shared/data/<name>` beside the
-    checkout; a download of the pinned upstream commit into the cache.
+    Order: the explicit `source`; `$LONGFORM_EVAL_SOURCE/<name>`; a download of the pinned upstream commit into
+    the cache.
     """
     if source is not None:
         path = Path(source)
@@ -65,6 +55,12 @@ def resolve_source(name: str, source: str | Path | None, upstream: Upstream) -> 
         if candidate.is_dir():
             return candidate
     return download_upstream(name, upstream)
+
+
+def looked_in(name: str) -> str:
+    """The local folders searched for `name`, as the start of a message (empty when none was searched)."""
+    candidates = local_candidates(name)
+    return f"No local copy of {name} in {', '.join(map(str, candidates))}; " if candidates else ""
 
 
 def cache_dir() -> Path:
@@ -88,9 +84,8 @@ def download_upstream(name: str, upstream: Upstream) -> Path:
             payload = response.read()
     except (urllib.error.URLError, TimeoutError, OSError) as error:
         raise SourceUnavailableError(
-            f"No local copy of {name} was found (looked in: "
-            f"{', '.join(str(p) for p in local_candidates(name))}) and downloading {upstream.archive_url} "
-            f"failed ({error}). Pass the folder with --source DIR (or set {SOURCE_ENV})."
+            f"{looked_in(name)}downloading {upstream.archive_url} failed ({error}). "
+            f"Pass a folder of {name}'s upstream files with --source DIR (or set {SOURCE_ENV}=DIR holding {name}/)."
         ) from error
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_dead_staging(target, DOWNLOAD_MARKER)

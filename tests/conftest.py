@@ -23,6 +23,8 @@ os.environ.setdefault("LONGFORM_EVAL_CACHE", tempfile.mkdtemp(prefix="longform-e
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("LONGFORM_EVAL_SOURCE", REPO.parent / "shared" / "data"))
+# The package never looks beside the checkout: the tests name the data's folder to it (and to their subprocesses).
+os.environ["LONGFORM_EVAL_SOURCE"] = str(SHARED_DATA)
 
 
 @pytest.fixture(scope="session")

@@ -33,7 +33,7 @@ PYTHON_MODULES = {"venv", "pytest", "pip"}  # `python -m X` besides the package 
 MAIN_MODULE = "longform_eval.inference"  # `python -m` / `accelerate launch -m` entry of the same CLI
 SETUP = (
     "python3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0 && pip install -e '.[local]' "
-    "&& longform-eval run"
+    "&& LONGFORM_EVAL_SOURCE=../shared/data longform-eval run"
 )
 TESTS = "bash .ci/run"
 # A `--power-reference` must name a scored run folder (its type checks for scores.json), so the parse gets one at
@@ -119,9 +119,9 @@ def extras() -> set[str]:
 
 
 def pip_problem(args: list[str]) -> str | None:
-    """`pip install -e '.[EXTRA,...]'` names extras the project has."""
+    """`pip install -e '.[EXTRA,...]'` and `pip install 'longform-eval[EXTRA,...]'` name extras the project has."""
     for token in args:
-        if match := re.fullmatch(r"\.\[([^\]]+)\]", token):
+        if match := re.fullmatch(r"(?:\.|longform-eval)\[([^\]]+)\](?:==[\w.]+)?", token):
             missing = set(match[1].split(",")) - extras()
             if missing:
                 return f"no extra {', '.join(sorted(missing))} in longform-eval"
@@ -147,6 +147,8 @@ def command_problem(tokens: list[str], scratch: Path) -> str | None:
         return None if (REPO / script).is_file() else f"{script}: no such file in the repository"
     if program == "pip":
         return pip_problem(args)
+    if program == "export":
+        return None if args and all(ENV_ASSIGNMENT.match(arg) for arg in args) else f"export {args}: not VAR=VALUE"
     if program in {".", "source"}:
         return None if args and args[0] == ".venv/bin/activate" else f"sources {args}"
     return f"unknown program {program!r}"
@@ -304,13 +306,15 @@ def test_a_misspelled_flag_a_bad_value_and_a_missing_script_are_caught(scratch: 
         "python -c 'print(('\n"
         "longform-eval run --dry-run --power-reference runs/A --detect -1\n"
         "longform-eval judge runs/A --judge-temp 0.5\n"
+        "pip install 'longform-eval[vllm,nonexistent]' && export OPENAI_API_KEY\n"
         "```\n"
         "```python\nlongform-eval run --not-checked-here\n```\n",
     )
     problems = page_command_problems(path, scratch)
     lines = sorted(int(problem.split(":")[1]) for problem in problems)
-    assert lines == [2, 4, 5, 6, 7, 7, 8, 9, 10, 11, 12], problems
-    assert "--judje" in problems[0] and "argument --detect" in problems[-2] and "an abbreviation" in problems[-1]
+    assert lines == [2, 4, 5, 6, 7, 7, 8, 9, 10, 11, 12, 13, 13], problems
+    assert "--judje" in problems[0] and "argument --detect" in problems[-4] and "an abbreviation" in problems[-3]
+    assert "no extra nonexistent" in problems[-2] and "not VAR=VALUE" in problems[-1]
 
 
 def test_good_commands_pass(scratch: Path):
@@ -322,6 +326,7 @@ def test_good_commands_pass(scratch: Path):
         "longform-eval run --benchmark hellobench --dry-run --power-reference runs/A --detect 5 && bash .ci/run\n"
         "python -m longform_eval.inference report runs/A  # the same CLI\n"
         "longform-eval --version\n"
+        "pip install 'longform-eval[vllm,openai]' && export OPENAI_API_KEY=sk-...\n"
         "```\n",
     )
     assert page_command_problems(path, scratch) == []

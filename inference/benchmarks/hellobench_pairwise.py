@@ -1,7 +1,8 @@
 """HelloBench prompts judged the arena-hard way: the model's answer against a baseline run's, in both orders.
 
 The baseline is a run folder of HelloBench answers, e.g. GPT-4o's released responses imported as a run
-(`longform-eval import-generations ../shared/data/hellobench/generations/main_exp/gpt4o_0806 --out runs/gpt4o`).
+(`longform-eval import-generations HelloBench/results/generations/main_exp/gpt4o_0806 --out runs/gpt4o`, from a
+clone of Quehry/HelloBench).
 Generation follows HelloBench's paper settings.
 """
 
@@ -25,8 +26,8 @@ class HelloBenchPairwiseArgs(PairwiseArgs):
         if value == REFERENCE:
             raise ValueError(
                 "hellobench-pairwise: HelloBench has no reference answers; give a run folder, e.g. the released "
-                "GPT-4o responses: longform-eval import-generations "
-                "../shared/data/hellobench/generations/main_exp/gpt4o_0806 --out runs/gpt4o, then --baseline runs/gpt4o"
+                "GPT-4o responses of a clone of Quehry/HelloBench: longform-eval import-generations "
+                "HelloBench/results/generations/main_exp/gpt4o_0806 --out runs/gpt4o, then --baseline runs/gpt4o"
             )
         return checked_baseline(value)
 

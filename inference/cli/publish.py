@@ -45,7 +45,8 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         "--source",
         type=source_folder,
         metavar="DIR",
-        help="folder with one folder of source files per dataset, as ../shared/data (default: where `build` looks)",
+        help="folder with one folder of source files per dataset (hellobench/, longbench_write/, ...; "
+        "default: where `build` looks)",
     )
     parser.add_argument("--private", action="store_true", help="make every repo private")
     parser.add_argument("--space-name", default=DEFAULT_SPACE_NAME, help="name of the arena Space (ORG/NAME)")

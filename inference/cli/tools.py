@@ -24,8 +24,8 @@ def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
     imported.add_argument(
         "responses",
         type=Path,
-        help="a folder of <task>_results.jsonl[.gz] (HelloBench's release layout, e.g. "
-        "../shared/data/hellobench/generations/main_exp/gpt4o_0806) or a JSON Lines file of {id, response}",
+        help="a folder of <task>_results.jsonl[.gz] (HelloBench's release layout, e.g. results/generations/main_exp/"
+        "gpt4o_0806 in a clone of Quehry/HelloBench) or a JSON Lines file of {id, response}",
     )
     imported.add_argument("--out", type=out_folder, required=True)
     imported.add_argument("--benchmark", default="hellobench:all", help="NAME[:CONFIG] (default hellobench:all)")

@@ -34,7 +34,7 @@ def release_version() -> str:
 
 
 def dataset_source(source: Path | None, dataset: str) -> Path | None:
-    """`--source DIR` holds one folder per dataset (as ../shared/data does); without it the builders look as usual."""
+    """`--source DIR` holds one folder per dataset (`hellobench/`, ...); without it the builders look as usual."""
     return None if source is None else Path(source) / dataset
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from longform_eval.dataset_builder.hellobench import NAME as HELLOBENCH
 from longform_eval.dataset_builder.hellobench import TASKS, read_rows, task_file
-from longform_eval.dataset_builder.sources import local_candidates
+from longform_eval.dataset_builder.sources import SOURCE_ENV, local_candidates
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
 from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, score_rows, scored
 from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
@@ -118,8 +118,8 @@ def configured_source(folder: Path) -> str | None:
 
 
 def released_source(name: str, configured: str | None) -> Path | None:
-    """The local source folder the runner builds `name` from (`--source`, `$LONGFORM_EVAL_SOURCE/<name>`,
-    `../shared/data/<name>`); None when there is none. Never downloads."""
+    """The local source folder the runner builds `name` from (`--source`, else `$LONGFORM_EVAL_SOURCE/<name>`);
+    None when there is none. Never downloads."""
     candidates = [Path(configured)] if configured else local_candidates(name)
     return next((path for path in candidates if path.is_dir()), None)
 
@@ -180,7 +180,7 @@ def released_figures(folder: Path, run_ids: set[str] | None) -> list[Published] 
     source = released_source(HELLOBENCH, configured_source(folder))
     models = released_models(source) if source else []
     if not models:
-        where = source or ", ".join(str(p) for p in local_candidates(HELLOBENCH))
+        where = source or ", ".join(str(p) for p in local_candidates(HELLOBENCH)) or f"--source or ${SOURCE_ENV}"
         return f"Published models: not shown (no released HelloBench verdicts under {where})."
     try:
         prompts = main_prompts(source)

@@ -27,15 +27,21 @@ def test_missing_explicit_source_is_an_error(tmp_path):
         resolve_source("hellobench", tmp_path / "nope", PINNED)
 
 
-def test_environment_variable_comes_before_the_shared_copy(tmp_path, monkeypatch):
+def test_environment_variable_names_the_local_copy(tmp_path, monkeypatch):
     (tmp_path / "hellobench").mkdir()
     monkeypatch.setenv(sources.SOURCE_ENV, str(tmp_path))
     assert resolve_source("hellobench", None, PINNED) == tmp_path / "hellobench"
 
 
-def test_shared_copy_beside_the_checkout_is_found(shared_data, monkeypatch):
+def test_without_flag_or_variable_nothing_beside_the_checkout_is_searched(shared_data, tmp_path, monkeypatch):
+    """The installed package knows nothing of this repository's sibling folders (../shared/data): it downloads."""
     monkeypatch.delenv(sources.SOURCE_ENV, raising=False)
-    assert resolve_source("longgenbench", None, PINNED).resolve() == (shared_data / "longgenbench").resolve()
+    monkeypatch.chdir(shared_data.parent)  # where a checkout's ../shared would resolve from, were it looked for
+    assert sources.local_candidates("longgenbench") == []
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path / "cache"))
+    with pytest.raises(SourceUnavailableError, match=r"--source DIR") as raised:
+        resolve_source("nobench", None, ClosedPort(PINNED.repo, PINNED.commit))
+    assert "shared" not in str(raised.value)
 
 
 class ClosedPort(Upstream):
