@@ -90,7 +90,10 @@ def metrics_load_as_published(data: Path, version: str) -> None:
         published = Path("release") / "spaces" / ORG / name
         check((published / f"{name}.py").is_file(), f"the release has no metric Space {ORG}/{name}")
         requirements = (published / "requirements.txt").read_text(encoding="utf-8")
-        check(f"{DISTRIBUTION}=={version}" in requirements, f"{name}/requirements.txt is not pinned: {requirements!r}")
+        pin = f"{DISTRIBUTION}[space]=={version}"  # the Space serves the metric's page with the package's gradio
+        check(pin in requirements.splitlines(), f"{name}/requirements.txt is not pinned to {pin}: {requirements!r}")
+        card = (published / "README.md").read_text(encoding="utf-8")
+        check(f'evaluate.load("{ORG}/{name}")' in card, f"{name}/README.md does not load the published {ORG}/{name}")
         (Path("metric") / name).symlink_to(published.resolve(), target_is_directory=True)
         results = module_doctests(Path("metric") / name / f"{name}.py")
         check(results.failed == 0 and results.attempted >= 2, f"{name}: doctests {results}")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .cli_types import positive_int, source_folder
+from .card import card_repo_id
+from .cli_types import source_folder
 from .hub import push_to_hub, upload_plan
+from .longgenbench_generator import PER_SCENARIO
 from .registry import BUILDERS, build
 
 
@@ -20,6 +22,13 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "pinned upstream commit)",
     )
     builder.add_argument("--out", type=Path, help="output folder (default: build/NAME)")
+    builder.add_argument(
+        "--repo-id",
+        type=card_repo_id,
+        metavar="ORG/NAME",
+        help="the Hub repo the folder is pushed to: the card's code loads ORG/NAME and the metrics ORG/<metric> "
+        "(default: the card names the local folder as path/to/NAME)",
+    )
     builder.add_argument(
         "--overwrite",
         action="store_true",
@@ -41,7 +50,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     builder.add_argument("--generate", action="store_true", help="longgenbench: add seeded fresh items")
     builder.add_argument("--seed", type=int, default=0, help="longgenbench --generate: random seed")
     builder.add_argument(
-        "--per-scenario", type=positive_int, default=100, help="longgenbench --generate: items per scenario"
+        "--per-scenario",
+        type=PER_SCENARIO.argument(),
+        default=100,
+        help=f"longgenbench --generate: items per scenario (default 100, at most {PER_SCENARIO.maximum})",
     )
     builder.set_defaults(handler=run_build)
 
@@ -67,6 +79,7 @@ def run_build(args: argparse.Namespace) -> int:
         out=args.out,
         overwrite=args.overwrite,
         allow_count_mismatch=args.allow_count_mismatch,
+        repo_id=args.repo_id,
         **options,
     )
     print(folder)

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 
-def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[[str], int]:
-    """An integer in [minimum, maximum] (either bound may be open)."""
+def integer(minimum: int | None = None, maximum: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An integer in [minimum, maximum] (either bound may be open); `why`, said of a value over the maximum, is why
+    the ceiling is where it is."""
 
     def parse(text: str) -> int:
         try:
@@ -22,11 +24,31 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Callable[
         except ValueError:
             value = None
         if value is None or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-            raise argparse.ArgumentTypeError(f"expected {wanted('an integer', minimum, maximum)}, got {text!r}")
+            reason = f" ({why})" if why and value is not None and maximum is not None and value > maximum else ""
+            raise argparse.ArgumentTypeError(f"expected {wanted('an integer', minimum, maximum)}, got {text!r}{reason}")
         return value
 
     parse.__name__ = "integer"
     return parse
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The largest value a count may take, and why a larger one can only be a mistake (or would exhaust memory).
+
+    The same ceiling checks the command line (`argument`) and a typed configuration (`check`, a pydantic
+    AfterValidator), so that config.yaml and `--benchmark-arg` are held to what the option is."""
+
+    maximum: int
+    why: str
+
+    def argument(self, minimum: int = 1) -> Callable[[str], int]:
+        return integer(minimum, self.maximum, self.why)
+
+    def check(self, value: int) -> int:
+        if value > self.maximum:
+            raise ValueError(f"at most {self.maximum} ({self.why}), got {value}")
+        return value
 
 
 def finite_float(minimum: float | None = None, maximum: float | None = None) -> Callable[[str], float]:
@@ -48,15 +70,20 @@ def finite_float(minimum: float | None = None, maximum: float | None = None) -> 
 
 def wanted(kind: str, minimum: float | None, maximum: float | None) -> str:
     if minimum is not None and maximum is not None:
-        return f"{kind} in [{minimum:g}, {maximum:g}]"
+        return f"{kind} in [{number(minimum)}, {number(maximum)}]"
     if minimum is not None:
-        return f"{kind} >= {minimum:g}"
-    return f"{kind} <= {maximum:g}" if maximum is not None else kind
+        return f"{kind} >= {number(minimum)}"
+    return f"{kind} <= {number(maximum)}" if maximum is not None else kind
+
+
+def number(value: float) -> str:
+    """An integer in full (1048576, not 1.04858e+06), any other number short."""
+    return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 positive_int = integer(minimum=1)
 non_negative_int = integer(minimum=0)
-port = integer(minimum=0, maximum=65535)  # 0: any free port
+port = integer(minimum=1, maximum=65535, why="a TCP port")
 temperature = finite_float(minimum=0.0)
 
 
@@ -85,6 +112,7 @@ source_folder = not_a_url("a local folder of source files")
 dataset_folder_or_repo = not_a_url("a dataset folder or a Hub repo id")
 
 __all__ = [
+    "Ceiling",
     "dataset_folder_or_repo",
     "finite_float",
     "integer",

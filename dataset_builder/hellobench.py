@@ -1,4 +1,5 @@
-"""HelloBench: 647 long-output prompts in 5 tasks, with checklists and human-fitted checklist weights."""
+"""HelloBench: 647 long-output prompts in 5 tasks, with checklists and human-fitted checklist weights, and the
+responses of seven models released upstream (config `released_responses`, joined to the prompts on `id`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from typing import Any
 
 import datasets
 
+from .card import CardRepo, CardSpec
 from .counts import CountCheck
 from .errors import SourceError
-from .folder import CardSpec, ConfigTable, check_output_folder, write_dataset_folder
+from .folder import check_output_folder, write_dataset_folder
+from .hellobench_released import RELEASED_CONFIG, RELEASED_FEATURES, released_rows, released_summary
 from .hellobench_weights import load_weights
 from .records import UniqueIds, read_jsonl, require, require_count, require_strings
 from .sources import Upstream, resolve_source
+from .tables import ConfigTable
 
 NAME = "hellobench"
 UPSTREAM = Upstream("Quehry/HelloBench", "d403282968b0a61a4963a73c631d3fc1318f17d7")
@@ -30,6 +34,7 @@ PUBLISHED_ROWS = {
     "heuristic_text_generation": 123,
 }
 PUBLISHED_LENGTH_ROWS = 123
+DEFAULT_CONFIG = "all"  # every main row: the benchmark as the paper scores it
 
 FEATURES = datasets.Features(
     {
@@ -131,11 +136,16 @@ def build_tables(source: Path, weights_path: Path | None = None, counts: CountCh
         rows = read_rows(path, "heuristic_text_generation", weights)
         counts.expect(path, "rows", PUBLISHED_LENGTH_ROWS, len(rows))
         tables.append(ConfigTable(f"length_constrained_{length}", rows, FEATURES))
+    main_rows = {row["id"]: row for rows in per_task.values() for row in rows}
+    released = released_rows(source, main_rows, TASKS, counts)
+    if released:  # none only in an edited copy built with allow_count_mismatch (the card lists the mismatch)
+        tables.append(ConfigTable(RELEASED_CONFIG, released, RELEASED_FEATURES))
     return tables
 
 
 def card_spec(tables: list[ConfigTable]) -> CardSpec:
     everything = next(t for t in tables if t.name == "all").rows
+    released = next((t.rows for t in tables if t.name == RELEASED_CONFIG), [])
     subcategories = Counter((row["task"], row["subcategory"]) for row in everything)
     return CardSpec(
         template="hellobench.md.j2",
@@ -143,6 +153,7 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
         license="mit",
         language=["en"],
         task_categories=["text-generation"],
+        default_config=DEFAULT_CONFIG,
         tags=["long-form-generation", "llm-as-a-judge", "checklist-evaluation"],
         context={
             "upstream": UPSTREAM,
@@ -150,6 +161,8 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
             "task_counts": Counter(row["task"] for row in everything),
             "subcategories": sorted(subcategories.items()),
             "num_subcategories": len({sub for _, sub in subcategories}),
+            "released_config": RELEASED_CONFIG,
+            "released_counts": released_summary(released) if released else {},
         },
     )
 
@@ -160,13 +173,15 @@ def build(
     weights: str | Path | None = None,
     overwrite: bool = False,
     allow_count_mismatch: bool = False,
+    repo_id: str | None = None,
 ) -> Path:
     """Build the HelloBench dataset folder; `weights` replaces the shipped weighted_scores.txt.
 
     `overwrite` allows replacing an earlier build of another dataset (see `check_output_folder`);
     `allow_count_mismatch` builds an edited copy whose row counts differ from the published ones (the card lists
-    the differences).
+    the differences); `repo_id` (ORG/NAME) is the repo the card's code loads from (see `card.CardRepo`).
     """
+    repo = CardRepo(NAME, repo_id)
     source_dir = resolve_source(NAME, source, UPSTREAM)
     weights_path = Path(weights) if weights else None
     keep = [source_dir, *([weights_path] if weights_path else [])]
@@ -175,4 +190,4 @@ def build(
     tables = build_tables(source_dir, weights_path, counts)
     spec = card_spec(tables)
     spec.count_mismatches = counts.mismatches
-    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=keep)
+    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=keep, repo=repo)

@@ -10,13 +10,31 @@ from typing import Any
 
 import yaml
 from huggingface_hub import HfApi
-from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+from huggingface_hub.errors import HfHubHTTPError, HFValidationError, OfflineModeIsEnabled
+from huggingface_hub.utils import validate_repo_id
 
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
 
 class HubUnavailableError(RuntimeError):
     """The Hub cannot be reached (offline mode or no network)."""
+
+
+def checked_repo_id(value: str, what: str) -> str:
+    """`value` if it is a repo id `ORG/NAME` by huggingface_hub's own rules (`validate_repo_id`).
+
+    Raises:
+        ValueError: naming `what` (an option or variable) and `value`, and what is wrong with it.
+    """
+    try:
+        validate_repo_id(value)
+    except HFValidationError as error:
+        reason = str(error).partition(": '")[0]  # its message ends by quoting the value, which ours names already
+    else:
+        reason = None if value.count("/") == 1 else "no '/' between the owner and the name"
+    if reason:
+        raise ValueError(f"{what} must be a repo id ORG/NAME, not {value!r} ({reason})")
+    return value
 
 
 def card_metadata(folder: Path) -> dict[str, Any]:

@@ -10,17 +10,20 @@ from typing import Any
 
 import datasets
 
+from .card import CardRepo, CardSpec
 from .counts import CountCheck
 from .errors import SourceError
-from .folder import CardSpec, ConfigTable, check_output_folder, write_dataset_folder
+from .folder import check_output_folder, write_dataset_folder
 from .records import UniqueIds, read_jsonl, require, require_count
 from .sources import Upstream, resolve_source
+from .tables import ConfigTable
 
 NAME = "longbench_write"
 UPSTREAM = Upstream("THUDM/LongWriter", "3fcfdff43deceb49f7936c6bf25ad88d61df0bfa")
 UPSTREAM_FOLDER = "evaluation"  # where the files sit in the upstream repository
 CONFIG_FILES = {"all": "longbench_write.jsonl", "en": "longbench_write_en.jsonl", "ruler": "longwrite_ruler.jsonl"}
 PUBLISHED_ROWS = {"all": 120, "en": 60, "ruler": 48}
+DEFAULT_CONFIG = "all"  # the benchmark: Chinese and English prompts
 ID_PREFIX = {"all": "lbw", "ruler": "ruler"}  # `en` rows keep the id of the same prompt in `all`
 # Language detection: a prompt is "zh" when CJK characters are at least this share of its counted units (CJK
 # characters + English words, the benchmark's own length units), else "en". On the release every prompt's share is
@@ -125,6 +128,7 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
         license="apache-2.0",
         language=["en", "zh"],
         task_categories=["text-generation"],
+        default_config=DEFAULT_CONFIG,
         tags=["long-form-generation", "length-following", "llm-as-a-judge"],
         context={
             "upstream": UPSTREAM,
@@ -143,13 +147,15 @@ def build(
     out: str | Path = "build/longbench_write",
     overwrite: bool = False,
     allow_count_mismatch: bool = False,
+    repo_id: str | None = None,
 ) -> Path:
     """Build the LongBench-Write dataset folder (configs `all`, `en`, `ruler`).
 
     `source` is the folder of the three JSONL files (or an upstream checkout holding them in `evaluation/`);
     `allow_count_mismatch` builds an edited copy whose row counts differ from the published ones (the card lists
-    the differences).
+    the differences); `repo_id` (ORG/NAME) is the repo the card's code loads from (see `card.CardRepo`).
     """
+    repo = CardRepo(NAME, repo_id)
     root = resolve_source(NAME, source, UPSTREAM)
     source_dir = source_folder(root)
     check_output_folder(out, NAME, overwrite, [root])
@@ -157,4 +163,4 @@ def build(
     tables = build_tables(source_dir, counts)
     spec = card_spec(tables)
     spec.count_mismatches = counts.mismatches
-    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[root])
+    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[root], repo=repo)

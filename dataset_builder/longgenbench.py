@@ -10,15 +10,18 @@ from typing import Any
 
 import datasets
 
+from .card import CardRepo, CardSpec
 from .counts import CountCheck
 from .errors import SourceError
-from .folder import CardSpec, ConfigTable, check_output_folder, write_dataset_folder
+from .folder import check_output_folder, write_dataset_folder
 from .records import UniqueIds, read_json, require, require_count
 from .sources import Upstream, resolve_source
+from .tables import ConfigTable
 
 NAME = "longgenbench"
 UPSTREAM = Upstream("mozhu621/LongGenBench", "62c0e869219c225671a0b8f50217b0cd836b882b")
 SETTING_FILES = {"short": "Dataset/Dataset_short.json", "long": "Dataset/Dataset_long.json"}
+DEFAULT_CONFIG = "short"  # the paper's main setting (16K-token outputs)
 SCENARIO_OF_TYPE = {
     "Week": "diary",
     "Day": "diary",
@@ -166,8 +169,11 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
         template="longgenbench.md.j2",
         pretty_name="LongGenBench (Wu et al.)",
         license="other",
+        license_name="longgenbench-no-license-declared",
+        license_link=f"{UPSTREAM.url}/tree/{UPSTREAM.commit}",
         language=["en"],
         task_categories=["text-generation"],
+        default_config=DEFAULT_CONFIG,
         tags=["long-form-generation", "instruction-following", "long-context"],
         context={
             "upstream": UPSTREAM,
@@ -195,12 +201,15 @@ def build(
     per_scenario: int = 100,
     overwrite: bool = False,
     allow_count_mismatch: bool = False,
+    repo_id: str | None = None,
 ) -> Path:
     """Build the released configs `short` and `long`; with `generate`, add seeded fresh items too.
 
     `allow_count_mismatch` builds an edited copy whose counts differ from the published ones (the card lists
     the differences); the generated items are not checked, their counts are set by `per_scenario`.
+    `repo_id` (ORG/NAME) is the repo the card's code loads from (see `card.CardRepo`).
     """
+    repo = CardRepo(NAME, repo_id)
     source_dir = resolve_source(NAME, source, UPSTREAM)
     check_output_folder(out, NAME, overwrite, [source_dir])
     counts = CountCheck(source_dir, allow_count_mismatch)
@@ -214,4 +223,4 @@ def build(
     spec = card_spec(tables)
     spec.context.update(generated=generate, seed=seed, per_scenario=per_scenario)
     spec.count_mismatches = counts.mismatches
-    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[source_dir])
+    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[source_dir], repo=repo)

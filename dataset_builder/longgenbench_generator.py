@@ -12,8 +12,12 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from .cli_types import Ceiling
 from .longgenbench_templates import SCENARIO_TEMPLATES
 
+PER_SCENARIO = Ceiling(
+    10_000, "100 times the published 100 per scenario; every item, about 3 KB, is held in memory while it is built"
+)
 YEAR = 2018  # January 1st 2018 is a Monday, as in the released items.
 SCENARIOS = ("diary", "menu", "skyscraper", "urban_planning")
 SINGLES = 5
@@ -139,7 +143,8 @@ def candidate_windows(layout: Layout, length: int) -> list[list[int]]:
 
 
 def generate_items(setting: str, seed: int, per_scenario: int = 100) -> list[dict[str, Any]]:
-    """Fresh items for one setting ("short" or "long"), `per_scenario` per scenario."""
+    """Fresh items for one setting ("short" or "long"), `per_scenario` per scenario (a ValueError past the ceiling)."""
+    PER_SCENARIO.check(per_scenario)
     rows = []
     for scenario in SCENARIOS:
         rng = random.Random(f"longgenbench/{seed}/{setting}/{scenario}")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from collections.abc import Hashable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,15 +16,18 @@ BOM = "\ufeff"
 
 
 def read_text(path: Path) -> str:
-    """The whole file as text; a missing, unreadable, empty, binary or non-UTF-8 file is a SourceError."""
+    """The whole file as text (a `.gz` file decompressed); a missing, unreadable, empty, binary or non-UTF-8 file is
+    a SourceError."""
     if path.is_dir():
         raise SourceError(path, None, None, "is a folder, expected a file")
     if not path.is_file():
         raise SourceError(path, None, None, "file not found")
     try:
         data = path.read_bytes()
-    except OSError as error:
-        raise SourceError(path, None, None, f"cannot be read ({error.strerror or error})") from error
+        if path.suffix == ".gz":
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as error:  # a damaged .gz: BadGzipFile (an OSError), EOFError, zlib.error
+        raise SourceError(path, None, None, f"cannot be read ({getattr(error, 'strerror', None) or error})") from error
     if b"\0" in data:
         raise SourceError(path, line_at(data, data.index(b"\0")), None, "binary file (NUL byte); expected UTF-8 text")
     try:

@@ -21,6 +21,7 @@ def build(
     out: str | Path | None = None,
     overwrite: bool = False,
     allow_count_mismatch: bool = False,
+    repo_id: str | None = None,
     **options,
 ) -> Path:
     """Build dataset `name` into `out` (default `build/<name>`) and return the folder.
@@ -28,7 +29,9 @@ def build(
     An existing `out` is replaced only if it is empty or an earlier build of `name` (of any dataset with
     `overwrite`) holding nothing but the files its marker lists; never the current directory, the home folder
     or their parents. The released files must hold the published counts, unless `allow_count_mismatch` (the
-    card then lists the differences).
+    card then lists the differences). `repo_id` (ORG/NAME) is the repo the card's code loads the dataset from, and
+    ORG the namespace of the metrics it names; without it the card's code names the local folder
+    (`path/to/<name>`) and the metrics' folders in a checkout of longform-eval (see `card.CardRepo`).
     """
     if name not in BUILDERS:
         raise KeyError(f"unknown dataset {name!r}; choose one of {', '.join(sorted(BUILDERS))}")
@@ -37,5 +40,6 @@ def build(
         out=out or Path("build") / name,
         overwrite=overwrite,
         allow_count_mismatch=allow_count_mismatch,
+        repo_id=repo_id,
         **options,
     )

@@ -8,11 +8,13 @@ from typing import Any
 
 import datasets
 
+from .card import CardRepo, CardSpec
 from .counts import CountCheck
 from .errors import SourceError
-from .folder import CardSpec, ConfigTable, check_output_folder, write_dataset_folder
+from .folder import check_output_folder, write_dataset_folder
 from .records import UniqueIds, read_json, read_jsonl, require, require_count
 from .sources import Upstream, resolve_source
+from .tables import ConfigTable
 
 NAME = "tencentllmeval"
 UPSTREAM = Upstream("xsysigma/TencentLLMEval", "001bef7fc0063e057571eefb21a381d3826b9f08")
@@ -28,6 +30,7 @@ LITERAL_NEWLINE = "\\n"
 # Published in the upstream sheets (see SOURCE.md): rows and distinct prompt ids per language. Prompt ids
 # repeat (the repeats are kept and counted in the card); a row is identified by its sheet row.
 PUBLISHED_ROWS = {"en": 2904, "zh": 3007}
+DEFAULT_CONFIG = "en"  # the English questions (the Chinese originals are `zh`)
 PUBLISHED_PROMPT_IDS = {"en": 2890, "zh": 2964}
 PUBLISHED_TREE_TASKS = 109
 PUBLISHED_TREE_AREAS = 6
@@ -203,8 +206,11 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
         template="tencentllmeval.md.j2",
         pretty_name="TencentLLMEval",
         license="other",
+        license_name="tencentllmeval-academic-research-only",
+        license_link=f"{UPSTREAM.url}/blob/{UPSTREAM.commit}/README.md",
         language=["en", "zh"],
         task_categories=["text-generation", "question-answering"],
+        default_config=DEFAULT_CONFIG,
         tags=["human-aligned-evaluation", "pairwise-evaluation"],
         context={
             "upstream": UPSTREAM,
@@ -223,12 +229,14 @@ def build(
     out: str | Path = "build/tencentllmeval",
     overwrite: bool = False,
     allow_count_mismatch: bool = False,
+    repo_id: str | None = None,
 ) -> Path:
     """Build the questions (`en`, `zh`) and the task trees; repeated prompt ids and NA answers are kept.
 
     `allow_count_mismatch` builds an edited copy whose counts differ from the published ones (the card lists
-    the differences).
+    the differences); `repo_id` (ORG/NAME) is the repo the card's code loads from (see `card.CardRepo`).
     """
+    repo = CardRepo(NAME, repo_id)
     source_dir = resolve_source(NAME, source, UPSTREAM)
     check_output_folder(out, NAME, overwrite, [source_dir])
     counts = CountCheck(source_dir, allow_count_mismatch)
@@ -238,4 +246,4 @@ def build(
     ]
     spec = card_spec(tables)
     spec.count_mismatches = counts.mismatches
-    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[source_dir])
+    return write_dataset_folder(out, tables, spec, dataset=NAME, overwrite=overwrite, keep=[source_dir], repo=repo)

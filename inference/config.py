@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from .limits import NEW_TOKENS
 from .url_secrets import mask_url_secrets, url_secret_parts
 
 SECRET_OPTION = re.compile(r"(^|_)(api_?key|token|secret|password|passwd|auth|authorization|credentials?)$", re.I)
@@ -55,7 +56,7 @@ class GenerationConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_new_tokens: int = Field(1024, gt=0)
+    max_new_tokens: Annotated[int, Field(gt=0), AfterValidator(NEW_TOKENS.check)] = 1024
     temperature: float = Field(0.0, ge=0.0)
     top_p: float | None = Field(1.0, gt=0.0, le=1.0)  # None: the model's own default (its generation_config)
     top_k: int | None = Field(None, gt=0)  # None: the model's own default
@@ -101,13 +102,17 @@ def parse_model_args(pairs: list[str] | None, flag: str = "--model-arg") -> dict
     """`--model-arg k=v` values, with YAML typing of v (numbers, booleans)."""
     import yaml
 
+    from .yaml_files import OversizedYaml, load_yaml
+
     options: dict[str, Any] = {}
     for pair in pairs or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"{flag} {mask_url_secrets(pair)!r}: expected KEY=VALUE")
         try:
-            options[key.strip()] = yaml.safe_load(value)
+            options[key.strip()] = load_yaml(value)
+        except OversizedYaml as error:
+            raise ValueError(f"{flag} {mask_url_secrets(key)!r}: the value is refused: {error}") from None
         except yaml.YAMLError:
             raise ValueError(
                 f"{flag} {mask_url_secrets(pair)!r}: the value is not valid YAML (quote a string that looks like it)"

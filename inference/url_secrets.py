@@ -1,8 +1,8 @@
 """URLs can carry secrets (`http://user:pass@host`, `?token=...`): find them, and mask them in any text.
 
 Whatever leaves the process from a backend (run-folder files, printed messages, server errors that echo a URL)
-goes through `mask_url_secrets`; an option that would be written to a run folder is refused when
-`url_secret_parts` finds any.
+goes through `secret_values.scrub`, which masks URLs with `mask_url_secrets`; an option that would be written to a
+run folder is refused when `url_secret_parts` finds any.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 
 As a Hugging Face Space this file is the app (settings from LONGFORM_EVAL_RUNS, LONGFORM_EVAL_RELEASED,
 LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE, LONGFORM_EVAL_VOTES_REPO and LONGFORM_EVAL_VOTES_EVERY; it listens where
-GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally:
-`longform-eval space [--runs FOLDER [FOLDER ...]] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`.
+GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally: `longform-eval space [--released ORG/hellobench | FOLDER]
+[--runs FOLDER [FOLDER ...]] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`. Without responses
+to compare (neither runs nor released responses) it stops at once, saying in one line what to set.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ LEADERBOARD_SECONDS = 30.0  # while the Leaderboard tab is open, it is refreshed
 ARENA_EVENT: dict[str, Any] = {"concurrency_limit": None}
 BOARD_EVENT: dict[str, Any] = {"concurrency_limit": 1, "concurrency_id": "leaderboard"}
 MAX_UPLOAD_BYTES = 1_000_000  # the app has no upload field; this caps gradio's anonymous upload route
+NOTHING_TO_COMPARE = (
+    "nothing to compare: set LONGFORM_EVAL_RELEASED (released HelloBench responses: a dataset repo such as "
+    "ORG/hellobench, or a folder of model folders) or LONGFORM_EVAL_RUNS (run folders, or "
+    "hf://datasets/ORG/NAME[/PATH] entries); locally, --released or --runs"
+)
 GUIDELINE = """**How to annotate.** Read the instruction and the whole response, then answer each checklist on five
 levels: **0** fails the requirement; **0.25** meets some of it, with major gaps; **0.5** meets several parts,
 but the overall judgement is unclear; **0.75** meets most of it, with minor issues; **1** fully satisfies it,
@@ -167,7 +173,7 @@ def arena_from_settings(
     """The arena over `runs` (folders, or `hf://datasets/ORG/NAME[/PATH]`: downloaded once, read in the cache), its
     votes in `db`, and with `votes` kept in that Hub repo too (restored from it first: see `hub_votes`)."""
     folders = run_folders(fetched(runs))
-    pool = ResponsePool.load(folders, Path(released) if released else None, source, dataset)
+    pool = ResponsePool.load(folders, released, source, dataset)
     arena_judge = None
     if judge:
         from longform_eval.inference.backends import create_backend
@@ -204,17 +210,15 @@ def run_paths(value: str | Sequence[str | Path] | None) -> list[str]:
     return [str(part) for part in value]
 
 
-def default_released() -> str | None:
-    candidate = Path(__file__).resolve().parents[1].parent / "shared/data/hellobench/generations/main_exp"
-    return str(candidate) if candidate.is_dir() else None
-
-
 def main(settings: dict[str, Any] | None = None) -> None:
     settings = settings or {}
     runs = run_paths(settings.get("runs") or os.environ.get("LONGFORM_EVAL_RUNS"))
+    released = settings.get("released") or os.environ.get("LONGFORM_EVAL_RELEASED", "").strip() or None
+    if not (runs or released):
+        raise ValueError(NOTHING_TO_COMPARE)
     arena = arena_from_settings(
         runs,
-        settings.get("released") or os.environ.get("LONGFORM_EVAL_RELEASED") or (None if runs else default_released()),
+        released,
         settings.get("db") or os.environ.get("LONGFORM_EVAL_DB", "votes.sqlite"),
         settings.get("judge") or os.environ.get("LONGFORM_EVAL_JUDGE"),
         settings.get("source"),

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, port, source_folder
+from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, not_a_url, port, source_folder
 from longform_eval.inference.hub.sources import hub_or_local_path
+
+released_responses = not_a_url("a HelloBench dataset (a Hub repo id or a folder) or a folder of model folders")
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +29,11 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     space.add_argument(
         "--released",
-        type=Path,
-        help="folder of released HelloBench responses, one folder per model (default without --runs: ../shared's)",
+        type=released_responses,
+        metavar="ORG/NAME|FOLDER",
+        help="released HelloBench responses to pair: a HelloBench dataset with the config released_responses (a Hub "
+        "repo id such as ORG/hellobench, or a folder built by `build hellobench`), or a folder of model folders "
+        "(<model>/<task>_results.jsonl[.gz]); give it or --runs",
     )
     space.add_argument("--db", type=Path, default=Path("votes.sqlite"), help="SQLite file of votes")
     space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")

@@ -1,12 +1,12 @@
 """What the arena compares: questions of any benchmark and the responses of several models to them.
 
-Responses come from run folders (`run_folders.read_runs`: any benchmark, read through its plug-in) and/or folders
-of released HelloBench responses (`<model>/<task>_results.jsonl[.gz]`, as in
-../shared/data/hellobench/generations/main_exp). Two sources pair up on the same item key (benchmark, config and
-sample id); a pairwise run folder also brings its baseline's answers (reference answers or a baseline run's), so
-alone it pairs its model with its baseline, labelled with the baseline's name. A line that does not parse (the torn
-last line of a killed run, a damaged record) is skipped with a warning naming the file and line: one bad line never
-keeps the Space from starting.
+Responses come from run folders (`run_folders.read_runs`: any benchmark, read through its plug-in) and/or released
+HelloBench responses (`released`: the `released_responses` config of a HelloBench dataset such as `ORG/hellobench`,
+or a folder of model folders `<model>/<task>_results.jsonl[.gz]`, HelloBench's own layout). Two sources pair up on
+the same item key (benchmark, config and sample id); a pairwise run folder also brings its baseline's answers
+(reference answers or a baseline run's), so alone it pairs its model with its baseline, labelled with the baseline's
+name. A line that does not parse (the torn last line of a killed run, a damaged record) is skipped with a warning
+naming the file and line: one bad line never keeps the Space from starting.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from longform_eval.dataset_builder.released import released_responses
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.benchmarks.rows import benchmark_rows
 
 from .items import Item, item_key, item_of
+from .released import released_dataset, released_models
 from .run_folders import read_runs
 
 RELEASED_BENCHMARK = ("hellobench", "all")  # the layout of released responses is HelloBench's own
@@ -46,14 +46,14 @@ class ResponsePool:
     def load(
         cls,
         runs: Sequence[Path] = (),
-        released: Path | None = None,
+        released: str | Path | None = None,
         source: str | None = None,
         dataset: str | None = None,
     ) -> ResponsePool:
-        """Released HelloBench responses (rows from `dataset`, else the cached build of `source`), then the
-        responses of every run folder among and below `runs`."""
+        """Released HelloBench responses (see `released`; prompts from `dataset`, else from the released dataset,
+        else from the cached build of `source`), then the responses of every run folder among and below `runs`."""
         pool = PoolBuilder()
-        if released and released.is_dir():
+        if released:
             add_released(pool, released, source, dataset)
         for run in read_runs(runs):
             pool.add(run.items, run.responses, run.model, str(run.folder.resolve()))
@@ -136,15 +136,16 @@ class PoolBuilder:
         return ResponsePool(self.by_key.values(), self.responses)
 
 
-def add_released(pool: PoolBuilder, released: Path, source: str | None, dataset: str | None) -> None:
-    """Every model folder of released HelloBench responses, as one source each (the folder name is the model)."""
+def add_released(pool: PoolBuilder, released: str | Path, source: str | None, dataset: str | None) -> None:
+    """Every model of the released HelloBench responses, as one source each."""
+    models = list(released_models(released))  # first: a dataset that cannot be read is named in one line
     benchmark = create_benchmark(*RELEASED_BENCHMARK)
-    rows = benchmark_rows(benchmark, dataset, None, source)
+    rows = benchmark_rows(benchmark, dataset or released_dataset(released), None, source)
     items = {item.key: item for item in (item_of(benchmark, row) for row in rows)}
-    for model_dir in sorted(p for p in released.iterdir() if p.is_dir()):
-        responses = {}
-        for sample_id, text in released_responses(model_dir):
+    for model, origin, answers in models:
+        responses: dict[str, str] = {}
+        for sample_id, text in answers:
             key = item_key(benchmark, sample_id)
             if key in items:
                 responses.setdefault(key, text)
-        pool.add(items, responses, model_dir.name, str(model_dir))
+        pool.add(items, responses, model, origin)

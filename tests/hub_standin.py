@@ -18,6 +18,8 @@ Endpoints (TYPE = models | datasets | spaces; REV = a branch or a commit oid, UR
     POST   /api/TYPE/NS/NAME/branch/BRANCH    {startingPoint}; 409 if it exists
     POST   /api/TYPE/NS/NAME/super-squash/BRANCH
     PUT    /api/TYPE/NS/NAME/settings         {private|visibility}
+    GET|POST|DELETE /api/spaces/NS/NAME/variables   a Space's variables; POST {key, value, description?}, DELETE {key}
+    GET|POST|DELETE /api/spaces/NS/NAME/secrets     a Space's secrets, the same way (a value never comes back)
     POST   /api/validate-yaml                 400 when the README's YAML header does not parse
     GET    /api/whoami-v2
     HEAD|GET /[datasets/|spaces/]NS/NAME/resolve/REV/PATH   ETag, X-Repo-Commit; GET honours Range
@@ -95,6 +97,16 @@ class HubStandIn:
     def repos(self) -> list[tuple[str, str]]:
         """(repo_type, repo_id) of every repo that exists, in creation order."""
         return [(repo.repo_type, repo.repo_id) for repo in self.store.repos()]
+
+    def variables(self, repo_id: str) -> dict[str, str]:
+        """A Space's variables: key -> value."""
+        with self.store.lock:
+            return {key: entry["value"] for key, entry in self.store.repo("space", repo_id).variables.items()}
+
+    def secrets(self, repo_id: str) -> dict[str, str]:
+        """A Space's secrets: key -> value (which the Hub never shows; the stand-in keeps it for the tests)."""
+        with self.store.lock:
+            return {key: entry["value"] for key, entry in self.store.repo("space", repo_id).secrets.items()}
 
     def is_private(self, repo_id: str, repo_type: str = "dataset") -> bool:
         with self.store.lock:

@@ -7,6 +7,7 @@ import mimetypes
 import yaml
 from hub_standin_http import Request, Response, split_revision
 from hub_standin_repo_api import ENDPOINTS, URL_PREFIX, USER, card_data
+from hub_standin_space_api import SPACE_ENDPOINTS
 from hub_standin_store import DEFAULT_BRANCH, HubError, Store, git_blob_oid
 
 TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
@@ -39,7 +40,7 @@ def _api(store: Store, request: Request, segments: list[str]) -> Response:
 
 def _repo_api(store: Store, request: Request, repo_type: str, repo_id: str, rest: list[str]) -> Response:
     action = rest[0] if rest else "revision"
-    endpoint = ENDPOINTS.get((request.method, action))
+    endpoint = ENDPOINTS.get((request.method, action)) or SPACE_ENDPOINTS.get((request.method, action))
     if endpoint is None:
         raise HubError(404, "", f"the Hub stand-in has no endpoint {request.method} .../{'/'.join(rest)}")
     with store.lock:

@@ -55,6 +55,8 @@ class Repo:
     created: str
     commits: dict[str, Commit] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)
+    variables: dict[str, dict] = field(default_factory=dict)  # a Space's: key -> value, description, updatedAt
+    secrets: dict[str, dict] = field(default_factory=dict)  # a Space's: the same fields (the value never shown)
 
     def history(self, head: str) -> list[Commit]:
         """Commits reachable from `head`, newest first."""

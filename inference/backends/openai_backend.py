@@ -6,7 +6,8 @@
   honouring a `Retry-After` header up to `max_retry_after` seconds; `timeout` bounds each request.
 - The API key comes only from the environment (`api_key_env`, default OPENAI_API_KEY); it is never written.
   So does a URL that carries a secret (`base_url_env`: userinfo, sent as HTTP basic auth, or a query string,
-  sent with every request); every URL in an error or message is masked (`mask_url_secrets`).
+  sent with every request); both are registered as secrets when read, and every error or message is scrubbed
+  of them, of Authorization headers and of URL secrets (`scrub`), a server that echoes the request included.
 - A request that still fails gets a Result with `error` set, naming the server; the runner logs it and leaves
   it pending. If the server cannot be reached at all, the backend raises ServerUnreachableError after
   saving whatever already finished.
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from ..config import GenerationConfig
-from ..url_secrets import mask_url_secrets
+from ..secret_values import register_secret, register_url_secrets, scrub
 from .base import OnResult, Request, Result
 from .options import Count, Delay, Seconds
 
@@ -43,7 +44,7 @@ def reply_text(response, chat: bool, accept_empty: bool) -> tuple[str, object]:
     """(text, choice) of a completion response, or MalformedReply saying what is wrong with it."""
     choices = getattr(response, "choices", None)
     if not isinstance(choices, list):
-        raise MalformedReply(f"not a completion: {mask_url_secrets(str(response))[:120]!r}")
+        raise MalformedReply(f"not a completion: {scrub(str(response))[:120]!r}")
     if not choices:
         raise MalformedReply("the reply has no choices")
     choice = choices[0]
@@ -145,7 +146,9 @@ class OpenAIBackend:
         self.name = f"openai:{model}"
         self.model = model
         self.base_url = server_url(base_url, base_url_env)
-        self.shown_url = mask_url_secrets(self.base_url)
+        register_url_secrets(self.base_url)
+        self.shown_url = scrub(self.base_url)
+        register_secret(os.environ.get(api_key_env))
         self.api_key = os.environ.get(api_key_env) or ("EMPTY" if base_url or base_url_env else None)
         if self.api_key is None:
             raise ValueError(f"set {api_key_env} in the environment (or give base_url for a local server)")
@@ -196,16 +199,16 @@ class OpenAIBackend:
                 result.attempts, result.seconds = attempt, time.perf_counter() - began
                 return result
             except self.openai.APIStatusError as failure:
-                error, connection_error = f"HTTP {failure.status_code}: {mask_url_secrets(str(failure))[:200]}", False
+                error, connection_error = f"HTTP {failure.status_code}: {scrub(str(failure))[:200]}", False
                 if failure.status_code not in RETRY_STATUS:
                     break
                 wait = self.capped(retry_after_seconds(failure.response.headers))
             except (self.openai.APITimeoutError, self.openai.APIConnectionError) as failure:
                 timed_out = isinstance(failure, self.openai.APITimeoutError)
-                error, connection_error = f"{type(failure).__name__}: {failure}", not timed_out
+                error, connection_error = f"{type(failure).__name__}: {scrub(str(failure))}", not timed_out
                 wait = None
             except (MalformedReply, self.openai.APIResponseValidationError, ValueError) as failure:
-                error, connection_error = f"malformed reply: {failure}", False
+                error, connection_error = f"malformed reply: {scrub(str(failure))}", False
                 wait = None
             if attempt < self.max_attempts:
                 await asyncio.sleep(wait if wait is not None else self.backoff(attempt))
@@ -217,7 +220,7 @@ class OpenAIBackend:
             None,
             time.perf_counter() - began,
             attempts=attempt,
-            error=mask_url_secrets(f"{self.shown_url}: {error} (after {attempt} attempts)"),
+            error=scrub(f"{self.shown_url}: {error} (after {attempt} attempts)"),
             extra={"connection_error": connection_error},
         )
 

@@ -11,9 +11,12 @@ import inspect
 import typing
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
-Count = Annotated[int, Field(ge=1)]  # a number of things: threads, attempts, rows in a batch, ...
+from ..limits import BACKEND_COUNT
+
+# a number of things: threads, attempts, rows in a batch, ...
+Count = Annotated[int, Field(ge=1), AfterValidator(BACKEND_COUNT.check)]
 Seed = Annotated[int, Field(ge=0)]
 Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Delay = Annotated[float, Field(ge=0, allow_inf_nan=False)]  # seconds, 0 for none

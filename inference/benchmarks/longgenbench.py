@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
+from longform_eval.dataset_builder.longgenbench_generator import PER_SCENARIO
 from longform_eval.metric import Unscored
 from longform_eval.metric.longgenbench import (
     full_output,
@@ -39,7 +40,9 @@ FIGURE_LABELS = {"cr": "CR", "stic1": "STIC-1", "stic2": "STIC-2", "wavg": "wAvg
 
 class LongGenBenchArgs(BenchmarkArgs):
     seed: int = Field(0, description="seed of the generated_* configs")
-    per_scenario: int = Field(100, gt=0, description="items per scenario of the generated_* configs")
+    per_scenario: Annotated[int, AfterValidator(PER_SCENARIO.check)] = Field(
+        100, gt=0, description=f"items per scenario of the generated_* configs (at most {PER_SCENARIO.maximum})"
+    )
 
 
 @register_benchmark

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.dataset_builder.atomic import write_text_atomic
-from longform_eval.dataset_builder.cli_types import out_folder, positive_int, source_folder
+from longform_eval.dataset_builder.cli_types import out_folder, source_folder
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 
 from ..benchmarks.base import sampling_config
 from ..config import GenerationConfig
+from ..limits import JUDGE_ATTEMPTS, NEW_TOKENS, ROWS
 from ..report.tables import fmt_figure, markdown_table
 from ..runner.folder import check_writable_folder
 from ..runner.judge_agreement import (
@@ -43,9 +44,9 @@ def add_agreement_command(subparsers: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--mode", choices=["pairwise", "single"], default="pairwise", help="judge mode (default pairwise)"
     )
-    command.add_argument("--limit", type=positive_int, help="the first N items (default all 999)")
-    command.add_argument("--judge-max-new-tokens", type=positive_int, help="override the judge's max tokens")
-    command.add_argument("--judge-attempts", type=positive_int, help="attempts per call until it parses")
+    command.add_argument("--limit", type=ROWS.argument(), help="the first N items (default all 999)")
+    command.add_argument("--judge-max-new-tokens", type=NEW_TOKENS.argument(), help="override the judge's max tokens")
+    command.add_argument("--judge-attempts", type=JUDGE_ATTEMPTS.argument(), help="attempts per call until it parses")
     command.add_argument(
         "--constrained-judge", choices=["on", "off"], help="JSON-schema judging (default: on for local:, off otherwise)"
     )

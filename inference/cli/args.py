@@ -8,17 +8,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from longform_eval.dataset_builder.cli_types import (
-    dataset_folder_or_repo,
-    finite_float,
-    positive_int,
-    source_folder,
-    temperature,
-)
+from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, finite_float, source_folder, temperature
 
 from ..backends import check_options
 from ..benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark
 from ..config import GenerationConfig, ModelSpec, parse_model_args
+from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES, NEW_TOKENS, ROWS
 from ..runner import RunConfig
 from ..runner.judge_samples import samples_problem
 from ..yaml_files import options_file
@@ -28,6 +23,7 @@ DEFAULT_BENCHMARKS = ("hellobench:all", "longgenbench:short")
 DEFAULT_OUT = Path("runs/default")
 # The embedded demo must finish within 15 minutes on 2 CPU cores: short generations, one judge attempt.
 DEFAULT_LIMITS = {"max_new_tokens": 160, "judge_max_new_tokens": 640, "per_group": 1}
+SMALLEST_DIFFERENCE = 1e-9  # --detect
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,8 +52,8 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         type=source_folder,
         help="source folder for the default dataset build (as in `longform-eval build`)",
     )
-    parser.add_argument("--limit", type=positive_int, help="first N samples")
-    parser.add_argument("--per-group", type=positive_int, help="first N samples per group (task, scenario, ...)")
+    parser.add_argument("--limit", type=ROWS.argument(), help="first N samples")
+    parser.add_argument("--per-group", type=ROWS.argument(), help="first N samples per group (task, scenario, ...)")
     parser.add_argument(
         "--subcategory",
         action="append",
@@ -94,9 +90,13 @@ def add_power_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def positive_number(text: str) -> float:
+    """A difference to detect: at least SMALLEST_DIFFERENCE (a plan for less would overflow a float)."""
     value = finite_float()(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    if value < SMALLEST_DIFFERENCE:
+        raise argparse.ArgumentTypeError(
+            f"expected a number >= {SMALLEST_DIFFERENCE:g}, got {text!r} (a smaller difference is below any "
+            "figure's precision)"
+        )
     return value
 
 
@@ -117,19 +117,23 @@ def add_backend_arguments(parser: argparse.ArgumentParser, role: str, what: str)
 def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = False) -> None:
     if not judge_only:
         add_backend_arguments(parser, "model", f"to evaluate (default {DEFAULT_MODEL})")
-        parser.add_argument("--max-new-tokens", type=positive_int, help="override the paper's generation length")
+        parser.add_argument(
+            "--max-new-tokens", type=NEW_TOKENS.argument(), help="override the paper's generation length"
+        )
         parser.add_argument("--temperature", type=temperature, help="override the generation temperature")
         parser.add_argument(
             "--chat-template", choices=["on", "off"], help="override chat-template use (a deviation from the paper)"
         )
     add_backend_arguments(parser, "judge", f"of the judge (default {DEFAULT_MODEL} for the demo)")
-    parser.add_argument("--judge-max-new-tokens", type=positive_int, help="override the judge's max tokens")
-    parser.add_argument("--judge-attempts", type=positive_int, help="attempts per judge call until it parses")
+    parser.add_argument("--judge-max-new-tokens", type=NEW_TOKENS.argument(), help="override the judge's max tokens")
+    parser.add_argument(
+        "--judge-attempts", type=JUDGE_ATTEMPTS.argument(), help="attempts per judge call until it parses"
+    )
     parser.add_argument(
         "--judge-samples",
-        type=positive_int,
-        help="judge every call K times with seeds seed, seed+1, ... (default 1); the row score is the mean of its "
-        "scored samples, and scores.json says how much of each figure's variance is the judge's",
+        type=JUDGE_SAMPLES.argument(),
+        help="judge every call K times with seeds seed, seed+1, ... (default 1, at most 100); the row score is the "
+        "mean of its scored samples, and scores.json says how much of each figure's variance is the judge's",
     )
     parser.add_argument("--judge-temperature", type=temperature, help="override the judge's sampling temperature")
     parser.add_argument(

@@ -23,7 +23,7 @@ from longform_eval.metric import cli as metric_cli
 from ..backends import MissingExtraError
 from ..runner import RunConfigMismatch
 from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
-from ..url_secrets import mask_url_secrets
+from ..secret_values import scrub
 from ..user_errors import os_error_line, validation_problem
 from . import publish, push_run
 from . import run as cli_run
@@ -59,8 +59,8 @@ def parser() -> argparse.ArgumentParser:
     root.add_argument(
         "--debug",
         action="store_true",
-        help="also print the traceback of an error; unlike the error line, it is printed unmasked (URL secrets in it "
-        "are shown)",
+        help="also print the traceback of an error; unlike the error line, it is printed unmasked (secrets in it are "
+        "shown)",
     )
     root.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     subparsers = root.add_subparsers(dest="command", required=True)  # subcommands are OneLineParsers too
@@ -91,14 +91,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
     except CommandLineError as error:
-        print(mask_url_secrets(str(error)), file=sys.stderr)
+        print(scrub(str(error)), file=sys.stderr)
         return 2
     try:
         return args.handler(args)
     except EXPECTED_ERRORS as error:
         if args.debug:
             traceback.print_exc()
-        print(f"longform-eval {args.command}: error: {mask_url_secrets(error_line(error))}", file=sys.stderr)
+        print(f"longform-eval {args.command}: error: {scrub(error_line(error))}", file=sys.stderr)
         return 2
     finally:
         unlock_all_run_folders()  # the folders this command wrote are free again, and no `.lock` file stays

@@ -64,6 +64,7 @@ def print_plan(plan: PushPlan, private: bool) -> None:
         print("  README.md  (the repo's card, listing its runs; left alone if push-run did not write it)")
     else:
         print("  README.md  (the run's dataset card)")
+    print("  results.jsonl  (the results table: one row per run in the repo, its default dataset config)")
     print("  (run files an earlier push listed in its card that this run lacks are deleted)")
 
 

@@ -29,7 +29,7 @@ from ..runner import Run, RunConfig
 from ..runner.parallel import is_main_process
 from ..runner.pending import PendingCalls, pending_calls
 from ..runner.run import read_config
-from ..url_secrets import mask_url_secrets
+from ..secret_values import scrub
 from .args import (
     DEFAULT_BENCHMARKS,
     DEFAULT_OUT,
@@ -182,7 +182,7 @@ def report_failures(runs: list[Run]) -> int:
             file=sys.stderr,
         )
         for reason, count in run.failed.most_common(5):
-            print(f"  {count} x {mask_url_secrets(reason)}", file=sys.stderr)
+            print(f"  {count} x {scrub(reason)}", file=sys.stderr)
     return 1
 
 

@@ -1,4 +1,5 @@
-"""Upload a release: per repo, `create_repo(exist_ok=True)` and at most one commit holding only the changed files.
+"""Upload a release: per repo, `create_repo(exist_ok=True)` and at most one commit holding only the changed files;
+then a Space's settings (`space_apply`: variables, secrets given, its private dataset repos made first).
 
 A file is unchanged when the Hub's copy has the same git blob id (or, for an LFS file, the same sha256): see
 `remote.is_same`. A repo with nothing changed gets no commit.
@@ -6,8 +7,9 @@ A file is unchanged when the Hub's copy has the same git blob id (or, for an LFS
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from huggingface_hub import CommitOperationAdd, HfApi
 from huggingface_hub.errors import RepositoryNotFoundError
@@ -17,6 +19,9 @@ from longform_eval.dataset_builder.hub import HubUnavailableError, offline_messa
 from ..url_secrets import mask_url_secrets
 from .release_plan import Release, RepoPlan
 from .remote import changed_paths, remote_files
+from .space_apply import apply_settings, prepare_private_datasets
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -67,26 +72,43 @@ def publish_repo(api: HfApi, repo: RepoPlan, version: str) -> RepoOutcome:
 
 
 def publish_release(
-    release: Release, api: HfApi | None = None, report: Callable[[str], None] = print
+    release: Release,
+    api: HfApi | None = None,
+    report: Callable[[str], None] = print,
+    secret_values: Mapping[str, str] | None = None,
 ) -> list[RepoOutcome]:
-    """Create or update every repo of `release`; `report` gets one line per repo as it is done.
+    """Create or update every repo of `release`; `report` gets one line per repo as it is done, and one per Space
+    setting. `secret_values`: the Spaces' secrets to set (name -> value; never reported).
 
     Raises:
         HubUnavailableError: offline mode is on, or the Hub cannot be reached (the repos done so far stay done).
+        ValueError: a repo is not the publisher's, or exists and is public but must be private (before any upload
+            for a Space's private dataset repos).
     """
     message = offline_message(f"publish the release to {release.org}")
     if message:
         raise HubUnavailableError(message)
     api = api or HfApi()
+    for repo in release.repos:
+        if repo.settings is not None:
+            on_hub(repo, lambda repo=repo: prepare_private_datasets(api, repo.settings))
     outcomes = []
     for repo in release.repos:
-        try:
-            outcome = publish_repo(api, repo, release.version)
-        except RepositoryNotFoundError as error:
-            raise ValueError(f"{repo.repo_type} {repo.repo_id}: not found or not yours ({error})") from error
-        except unreachable_errors() as error:
-            unreachable = f"cannot publish {repo.repo_id}: the Hub is unreachable ({error})"
-            raise HubUnavailableError(mask_url_secrets(unreachable)) from error
+        outcome = on_hub(repo, lambda repo=repo: publish_repo(api, repo, release.version))
         report(outcome.line())
+        if repo.settings is not None:
+            for line in on_hub(repo, lambda repo=repo: apply_settings(api, repo.repo_id, repo.settings, secret_values)):
+                report(line)
         outcomes.append(outcome)
     return outcomes
+
+
+def on_hub(repo: RepoPlan, call: Callable[[], T]) -> T:
+    """`call()`, its Hub errors in one line naming `repo`."""
+    try:
+        return call()
+    except RepositoryNotFoundError as error:
+        raise ValueError(f"{repo.repo_type} {repo.repo_id}: not found or not yours ({error})") from error
+    except unreachable_errors() as error:
+        unreachable = f"cannot publish {repo.repo_id}: the Hub is unreachable ({error})"
+        raise HubUnavailableError(mask_url_secrets(unreachable)) from error

@@ -30,8 +30,9 @@ from ..runner.pending import pending_calls
 from ..runner.schema import SchemaMismatch
 from ..url_secrets import mask_url_secrets
 from .remote import is_same, remote_files
+from .results_table import RESULTS_FILE, is_our_table, results_table, run_date
 from .run_card import CARD, RunInfo, is_our_card, listed_files, repo_card, run_card
-from .run_remote import REPO_TYPE, RemoteRepo, child_of, is_run_file, names_in
+from .run_remote import REPO_TYPE, TIMINGS, RemoteRepo, child_of, is_run_file, names_in
 from .sources import checked_repo_id, join
 
 
@@ -94,7 +95,8 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
         raise FileNotFoundError(f"{folder / 'report.md'}: missing; write it with `longform-eval report {folder}` first")
     path = checked_path_in_repo(path_in_repo)
     files = run_file_names(folder)
-    return PushPlan(folder, repo_id, path, files, RunInfo(path, config, scores, files))
+    timings = (folder / TIMINGS).read_text(encoding="utf-8", errors="replace") if TIMINGS in files else None
+    return PushPlan(folder, repo_id, path, files, RunInfo(path, config, scores, files, run_date(timings)))
 
 
 @dataclass
@@ -143,7 +145,7 @@ def check_destination(plan: PushPlan, remote: RemoteRepo) -> None:
     if CONFIG_FILE in top:
         check_same_run(plan, remote)
         return
-    foreign = sorted(top - {CARD, ".gitattributes"})
+    foreign = sorted(top - {CARD, ".gitattributes", RESULTS_FILE})
     if foreign:
         raise ValueError(
             f"{plan.repo_id}: {plan.where} holds {foreign[0]}"
@@ -166,22 +168,25 @@ def check_same_run(plan: PushPlan, remote: RemoteRepo) -> None:
 
 
 def commit_operations(plan: PushPlan, remote: RemoteRepo) -> tuple[list[Any], list[str]]:
-    """Adds for the run's files and cards that the repo does not hold byte for byte, deletes for files the earlier
-    push listed that the run no longer has; and notes for cards left alone."""
+    """Adds for the run's files, cards and results table that the repo does not hold byte for byte, deletes for
+    files the earlier push listed that the run no longer has; and notes for files left alone."""
     operations: list[Any] = []
     for name in plan.files:
         if not is_same(remote.files.get(plan.repo_path(name)), (plan.folder / name).read_bytes()):
             operations.append(CommitOperationAdd(plan.repo_path(name), plan.folder / name))
     operations += [CommitOperationDelete(path) for path in stale_files(plan, remote)]
     runs = other_runs(plan, remote) + [plan.run]
-    cards = {plan.repo_path(CARD): run_card(plan.repo_id, plan.run)} if plan.path_in_repo else {}
-    cards[CARD] = repo_card(plan.repo_id, runs)
-    notes = []
-    for path, text in cards.items():
-        if path in remote.files and not is_our_card(remote.read(path)):
+    table = RESULTS_FILE not in remote.files or is_our_table(remote.read(RESULTS_FILE))
+    ours = {RESULTS_FILE: results_table(runs)} if table else {}
+    if plan.path_in_repo:
+        ours[plan.repo_path(CARD)] = run_card(plan.repo_id, plan.run).encode("utf-8")
+    ours[CARD] = repo_card(plan.repo_id, runs, with_results=table).encode("utf-8")
+    notes = [] if table else [f"{RESULTS_FILE}: left as it is (a file push-run did not write); no results table"]
+    for path, data in ours.items():
+        if path != RESULTS_FILE and path in remote.files and not is_our_card(remote.read(path)):
             notes.append(f"{path}: left as it is (a card push-run did not write); the run's files were pushed")
-        elif not is_same(remote.files.get(path), text.encode("utf-8")):
-            operations.append(CommitOperationAdd(path, text.encode("utf-8")))
+        elif not is_same(remote.files.get(path), data):
+            operations.append(CommitOperationAdd(path, data))
     return operations, notes
 
 
@@ -204,7 +209,8 @@ def other_runs(plan: PushPlan, remote: RemoteRepo) -> list[RunInfo]:
     for folder in remote.run_folders():
         if folder != plan.path_in_repo:
             config, scores = remote.run(folder)
-            runs.append(RunInfo(folder, config, scores, remote.run_files(folder)))
+            date = run_date(remote.text_of(folder, TIMINGS))
+            runs.append(RunInfo(folder, config, scores, remote.run_files(folder), date))
     return runs
 
 

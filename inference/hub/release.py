@@ -23,6 +23,7 @@ from .release_plan import (
     refusal,
     split_by_licence,
 )
+from .space_settings import SpaceSettings
 
 
 def release_version() -> str:
@@ -45,19 +46,22 @@ def assemble_release(
     private: bool = False,
     space_name: str = DEFAULT_SPACE_NAME,
     datasets: Sequence[str] | None = None,
+    arena: SpaceSettings | None = None,
 ) -> Release:
     """Every repo of the release for `org`, with its files; restricted datasets refused unless `with_restricted`.
 
     `datasets` (default: every registered builder) limits the dataset repos. Restricted datasets that are
-    published become private repos whatever `private` says.
+    published become private repos whatever `private` says. `arena`: the arena Space's settings (default: see
+    `arena_repo`).
     """
     version = release_version()
     chosen, refused = split_by_licence(datasets if datasets is not None else sorted(BUILDERS), with_restricted)
     repos = []
     with tempfile.TemporaryDirectory(prefix="longform-eval-release-") as work:
         for dataset in chosen:
-            folder = build(dataset, source=dataset_source(source, dataset), out=Path(work) / dataset)
+            repo_id = f"{org}/{dataset}"  # the card's code loads it from there, and the metrics from ORG/<metric>
+            folder = build(dataset, source=dataset_source(source, dataset), out=Path(work) / dataset, repo_id=repo_id)
             repos.append(dataset_repo(org, dataset, folder, private))
     repos += [metric_repo(org, name, version, private) for name in metric_names()]
-    repos.append(arena_repo(org, version, space_name, private))
+    repos.append(arena_repo(org, version, space_name, private, arena))
     return Release(org, version, repos, [refusal(org, name) for name in refused])

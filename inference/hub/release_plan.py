@@ -17,6 +17,7 @@ import yaml
 from longform_eval.dataset_builder.hub import card_metadata, upload_plan
 
 from .licences import check_built_licence, licence_of
+from .space_settings import SpaceSettings, arena_settings, card_with_settings
 
 DISTRIBUTION = "longform-eval"
 METRIC_PACKAGE = "longform_eval.metric"
@@ -24,6 +25,7 @@ SPACE_PACKAGE = "longform_eval.spaces"
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 SPACE_EXTRAS = ("space",)
 DEFAULT_SPACE_NAME = "longform-eval-arena"
+ORG_PLACEHOLDER = "<org>"  # in a metric card's code, replaced by the org published to
 REQUIREMENT = re.compile(r"^longform[-_.]eval\s*(?:\[(?P<extras>[^\]]*)\])?\s*(?P<spec>[^;#]*)$", re.IGNORECASE)
 
 
@@ -37,6 +39,7 @@ class RepoPlan:
     role: str  # what it is, for the listing: "dataset", "evaluate metric", "arena Space"
     files: dict[str, bytes] = field(default_factory=dict)
     restricted: bool = False  # a dataset without an open licence: private whatever --private says
+    settings: SpaceSettings | None = None  # a Space's variables, secrets and the repos it reads and writes
 
     @property
     def space_sdk(self) -> str | None:
@@ -120,23 +123,51 @@ def space_files(package: str, script: str | None, version: str, extras: Sequence
     return files
 
 
+def metric_card(card: bytes, repo_id: str) -> bytes:
+    """A metric's card with its code naming the published repo: `"<org>/NAME"` becomes `"ORG/NAME"`.
+
+    Raises:
+        ValueError: the card's code never loads `"<org>/NAME"` (a user could not copy it).
+    """
+    name = repo_id.split("/")[1]
+    text = card.decode("utf-8")
+    if f'evaluate.load("{ORG_PLACEHOLDER}/{name}")' not in text:
+        raise ValueError(f'metric/{name}/README.md: its code never says evaluate.load("{ORG_PLACEHOLDER}/{name}")')
+    return text.replace(f'"{ORG_PLACEHOLDER}/{name}"', f'"{repo_id}"').encode("utf-8")
+
+
 def metric_repo(org: str, name: str, version: str, private: bool = False) -> RepoPlan:
-    """The Space `evaluate.load("ORG/<name>")` reads: `<name>.py` at its root, beside the card and app."""
-    files = space_files(f"{METRIC_PACKAGE}.{name}", f"{name}.py", version, ())
+    """The Space `evaluate.load("ORG/<name>")` reads: `<name>.py` at its root, beside the card and the app that
+    serves the metric (hence the Space's extras)."""
+    files = space_files(f"{METRIC_PACKAGE}.{name}", f"{name}.py", version, SPACE_EXTRAS)
+    files["README.md"] = metric_card(files["README.md"], f"{org}/{name}")
     return RepoPlan("space", f"{org}/{name}", private, "evaluate metric", files)
 
 
-def arena_repo(org: str, version: str, name: str = DEFAULT_SPACE_NAME, private: bool = False) -> RepoPlan:
+def arena_repo(
+    org: str, version: str, name: str = DEFAULT_SPACE_NAME, private: bool = False, settings: SpaceSettings | None = None
+) -> RepoPlan:
+    """The arena Space with its settings (default: `arena_settings`: the released HelloBench responses of
+    ORG/hellobench, votes kept in ORG/<name>-votes), which its card lists."""
+    settings = settings or arena_settings(org, name)
     files = space_files(SPACE_PACKAGE, None, version, SPACE_EXTRAS)
-    return RepoPlan("space", f"{org}/{name}", private, "arena Space", files)
+    files["README.md"] = card_with_settings(files["README.md"], settings, "spaces/README.md")
+    return RepoPlan("space", f"{org}/{name}", private, "arena Space", files, settings=settings)
 
 
 def dataset_repo(org: str, dataset: str, folder: Path, private: bool = False) -> RepoPlan:
-    """A built dataset folder as a repo: its card and every data file the card's configs name."""
+    """A built dataset folder as a repo: its card and every data file the card's configs name.
+
+    Raises:
+        ValueError: the card's code does not load the dataset from this repo (built without its repo id).
+    """
+    repo_id = f"{org}/{dataset}"
     check_built_licence(dataset, card_metadata(folder).get("license"))
     files = {path: (folder / path).read_bytes() for path in upload_plan(folder)}
+    if f'load_dataset("{repo_id}"'.encode() not in files["README.md"]:
+        raise ValueError(f"{folder / 'README.md'}: its code does not load {repo_id}; build it with repo_id={repo_id!r}")
     restricted = not licence_of(dataset).is_open
-    return RepoPlan("dataset", f"{org}/{dataset}", private or restricted, "dataset", files, restricted)
+    return RepoPlan("dataset", repo_id, private or restricted, "dataset", files, restricted)
 
 
 def split_by_licence(datasets: Iterable[str], with_restricted: bool) -> tuple[list[str], list[str]]:

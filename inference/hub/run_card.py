@@ -9,21 +9,22 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from huggingface_hub import DatasetCardData
 
-from ..report.markdown import benchmark_of, scale_of
+from ..report.markdown import benchmark_of
 from ..runner.config import RunConfig
 from .licences import licence_of
+from .results_table import results_config, results_section
+from .run_info import RunInfo
 from .sources import hub_path, join
 
 CARD = "README.md"
 MARKER = "<!-- written by `longform-eval push-run`, rewritten on every push: edits here are replaced -->"
 FILES_HEADING = "## Files"
 FILE_ROW = re.compile(r"^\| `([^`]+)` \|")
-RECORDS = {"generations": "generations*.jsonl", "judgements": "judgements*.jsonl"}
+RECORDS = {"generations": "generations*.jsonl", "judgements": "judgements*.jsonl", "scores": "scores.json"}
 FILE_ROLES = {
     "config.yaml": "everything needed to reproduce the run (dataset and its hash, model, judge, settings, version)",
     "generations*.jsonl": "one record per response: prompt hash, response, tokens, finish reason, timing",
@@ -35,30 +36,6 @@ FILE_ROLES = {
     "timings.json": "wall time per stage",
     "*.png": "the report's plots",
 }
-
-
-@dataclass
-class RunInfo:
-    """A run in a repo: its folder there ("" the root), config.yaml and scores.json as stored, and its files."""
-
-    path: str
-    config: dict[str, Any]
-    scores: dict[str, Any]
-    files: list[str]
-
-    @property
-    def benchmark(self) -> str:
-        return f"{self.scores['benchmark']}:{self.scores.get('config')}"
-
-    @property
-    def title(self) -> str:
-        return f"{self.benchmark}, model {self.scores['model']}, judge {self.scores.get('judge')}"
-
-    def headline(self) -> tuple[str, str, str]:
-        """(the figure with its interval, its scale, its breakdown), as the report and leaderboard print them."""
-        benchmark = benchmark_of(self.scores)
-        figure, details = benchmark.headline(self.scores)
-        return figure, scale_of(benchmark), details
 
 
 def is_our_card(text: str) -> bool:
@@ -81,37 +58,47 @@ def run_card(repo_id: str, run: RunInfo) -> str:
     return with_header(card_data([run] if not run.path else [], [run]), run_body(repo_id, run))
 
 
-def repo_card(repo_id: str, runs: Sequence[RunInfo]) -> str:
-    """The root card: the root's own run if it holds one, and a list of the runs in folders."""
+def repo_card(repo_id: str, runs: Sequence[RunInfo], with_results: bool = True) -> str:
+    """The root card: the root's own run if it holds one, a list of the runs in folders, and (`with_results`) the
+    results table (`results.jsonl`, one row per run) as the default dataset config."""
     root = next((run for run in runs if not run.path), None)
     others = sorted((run for run in runs if run.path), key=lambda run: run.path)
     body = run_body(repo_id, root) if root else index_intro(repo_id)
     if others:
         body += ["", "## Runs in this repo" if not root else "## Other runs in this repo", "", *runs_table(others)]
-    return with_header(card_data(runs, runs), body)
+    if with_results and runs:
+        body += ["", *results_section(repo_id, config_name((root or others[0]).path, "scores"))]
+    return with_header(card_data(runs, runs, with_results), body)
 
 
 def with_header(data: DatasetCardData, body: list[str]) -> str:
     return f"---\n{data.to_yaml()}\n---\n{MARKER}\n\n" + "\n".join(body).rstrip("\n") + "\n"
 
 
-def card_data(with_configs: Sequence[RunInfo], runs: Sequence[RunInfo]) -> DatasetCardData:
-    """License `other` (the responses and verdicts are the model's and judge's outputs), tags, and one dataset
-    config per record log so that `load_dataset(REPO, "generations")` and the viewer read them."""
+def card_data(with_configs: Sequence[RunInfo], runs: Sequence[RunInfo], with_results: bool = False) -> DatasetCardData:
+    """License `other` (the responses and verdicts are the model's and judge's outputs), tags, the results table as
+    the default config, and one dataset config per record log and per scores.json, so that
+    `load_dataset(REPO, "generations")` and the viewer read them."""
     benchmarks = sorted({run.scores["benchmark"] for run in runs})
     names = ", ".join(sorted({run.benchmark for run in runs}))
+    configs = [results_config()] if with_results else []
     return DatasetCardData(
         license="other",
         pretty_name=f"longform-eval run: {names}" if len(runs) == 1 else f"longform-eval runs: {names}",
         tags=["longform-eval", "evaluation", "llm-as-a-judge", *benchmarks],
-        configs=[config for run in with_configs for config in record_configs(run)] or None,
+        configs=configs + [config for run in with_configs for config in record_configs(run)] or None,
     )
 
 
+def config_name(path: str, name: str) -> str:
+    """The dataset config of a run's record log (or scores.json): `name` for the root's run, `runs-x-name` for
+    runs/x's."""
+    return f"{path.replace('/', '-')}-{name}" if path else name
+
+
 def record_configs(run: RunInfo) -> list[dict[str, Any]]:
-    prefix = f"{run.path.replace('/', '-')}-" if run.path else ""
     return [
-        {"config_name": f"{prefix}{name}", "data_files": [{"split": "test", "path": join(run.path, pattern)}]}
+        {"config_name": config_name(run.path, name), "data_files": [{"split": "test", "path": join(run.path, pattern)}]}
         for name, pattern in RECORDS.items()
         if any(fnmatch.fnmatchcase(file, pattern) for file in run.files)
     ]
@@ -246,7 +233,9 @@ def index_intro(repo_id: str) -> list[str]:
         "# Evaluation runs made with longform-eval",
         "",
         f"Run folders of `longform-eval`, one per folder below, each with its own card (`FOLDER/README.md`) "
-        f"and report (`FOLDER/report.md`). Read one back with `longform-eval report {hub_path(repo_id, 'FOLDER')}`.",
+        f"and report (`FOLDER/report.md`). `longform-eval report {hub_path(repo_id)}` reports them all, with the "
+        f"paired comparisons of the runs that share a benchmark config; `longform-eval report "
+        f"{hub_path(repo_id, 'FOLDER')}` reports one.",
     ]
 
 

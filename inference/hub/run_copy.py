@@ -1,5 +1,8 @@
 """`longform-eval report hf://datasets/ORG/NAME[/PATH]`: the report of a run shared on the Hub, in a local copy.
 
+A repo (or a folder of it) that holds several runs in folders, and none at its top, stands for those runs: each is
+copied, and they are reported together, with their paired comparisons, as `report RUN1 RUN2` reports local runs.
+
 The report writes report.md and plots into its run folder, and the Hub snapshot in the Hugging Face cache is
 read-only (writing there would corrupt the cache). So a shared run is first copied, once per repo commit, into a
 local run folder (default `runs/hf/ORG/NAME[@REVISION][/PATH]`, or `--out`), and reported there. A later `report` of
@@ -18,23 +21,51 @@ from longform_eval.dataset_builder.atomic import write_bytes_atomic
 from longform_eval.dataset_builder.owned import read_listing, write_listing
 
 from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
-from .run_remote import is_run_file
-from .sources import is_hub_path, local_path, parse_hub_path
+from .run_remote import SCORES, is_run_file
+from .sources import hub_path, is_hub_path, join, local_path, missing_folder, parse_hub_path
 
 MARKER = ".longform-eval-hub-copy.json"
 DEFAULT_COPIES = Path("runs/hf")
 
 
 def local_runs(sources: Sequence[str | Path], out: Path | None = None) -> list[Path]:
-    """Each source as a local run folder: a local path as it is, an `hf://` path as its local copy (made if needed).
+    """Each source as local run folders: a local path as it is, an `hf://` path as its local copy (made if needed),
+    or the copies of the runs in it when it holds several.
 
     Raises:
-        ValueError: `out` given with other than one `hf://` source.
+        FileNotFoundError: a local folder that does not exist.
+        ValueError: `out` given with other than one `hf://` run.
     """
     hub = [source for source in sources if is_hub_path(source)]
     if out is not None and len(hub) != 1:
         raise ValueError(f"--out names the local copy of one hf://datasets/... run, and {len(hub)} were given")
-    return [copy_run(str(s), out or default_copy(str(s))) if is_hub_path(s) else Path(s) for s in sources]
+    for source in sources:
+        if not is_hub_path(source) and not Path(source).exists():
+            raise FileNotFoundError(missing_folder(source))
+    runs = [run for source in sources for run in (hub_runs(str(source)) if is_hub_path(source) else [source])]
+    if out is not None and len(runs) > len(sources):
+        raise ValueError(
+            f"--out names the local copy of one run, and {hub[0]} holds {len(runs) - len(sources) + 1}: name one of "
+            "them, or leave --out out (each is copied to runs/hf/ORG/NAME/PATH)"
+        )
+    return [copy_run(str(s), out or default_copy(str(s))) if is_hub_path(s) else Path(s) for s in runs]
+
+
+def hub_runs(source: str) -> list[str]:
+    """The runs an `hf://` path names: itself if it is a run folder (or names none), else the run folders in it."""
+    folder = local_path(source)
+    if (folder / CONFIG_FILE).is_file() or not folder.is_dir():
+        return [source]
+    found = sorted(
+        config.parent.relative_to(folder).as_posix()
+        for config in folder.rglob(CONFIG_FILE)
+        if (config.parent / SCORES).is_file()
+    )
+    if not found:
+        return [source]
+    repo_id, revision, path = parse_hub_path(source)
+    print(f"{source}: {len(found)} runs ({', '.join(found)})", file=sys.stderr)
+    return [hub_path(repo_id, join(path, run), revision) for run in found]
 
 
 def default_copy(source: str) -> Path:
@@ -47,7 +78,9 @@ def copy_run(source: str, out: Path) -> Path:
     snapshot = local_path(source)
     commit = snapshot_commit(snapshot, parse_hub_path(source)[2])
     if not (snapshot / CONFIG_FILE).is_file():
-        raise FileNotFoundError(f"{source}: not a run folder (no {CONFIG_FILE}); `longform-eval push-run` shares one")
+        raise FileNotFoundError(
+            f"{source}: not a run folder (no {CONFIG_FILE}) and holds none; `longform-eval push-run` shares one"
+        )
     earlier = earlier_copy(out, source)
     if earlier is not None and earlier.get("complete") and earlier.get("commit") == commit:
         print(f"{source}: reporting its local copy {out} (commit {commit[:12]})", file=sys.stderr)
@@ -91,4 +124,4 @@ def earlier_copy(out: Path, source: str) -> dict[str, Any] | None:
     return marker
 
 
-__all__ = ["copy_run", "default_copy", "local_runs"]
+__all__ = ["copy_run", "default_copy", "hub_runs", "local_runs"]

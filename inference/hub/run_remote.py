@@ -22,12 +22,13 @@ from .sources import hub_path, join
 
 REPO_TYPE = "dataset"
 SCORES = "scores.json"
+TIMINGS = "timings.json"
 RUN_FILES = (
     CONFIG_FILE,
     SCORES,
     "report.md",
     "comparisons.json",
-    "timings.json",
+    TIMINGS,
     "generations*.jsonl",
     "judgements*.jsonl",
     "failures.jsonl",
@@ -74,8 +75,9 @@ class RemoteRepo:
         return Path(local)
 
     def read(self, path: str) -> str:
+        """The file's text; bytes that are not UTF-8 read as U+FFFD (such a card or table is then not ours)."""
         if path not in self.texts:
-            self.texts[path] = self.download(path).read_text(encoding="utf-8")
+            self.texts[path] = self.download(path).read_text(encoding="utf-8", errors="replace")
         return self.texts[path]
 
     def checked(self, reader: Callable[[Path], Read], folder: str, *names: str) -> Read:
@@ -102,6 +104,11 @@ class RemoteRepo:
         """The config.yaml and scores.json of the run in `folder`."""
         return self.checked(lambda local: (read_config(local), load_scores(local)), folder, CONFIG_FILE, SCORES)
 
+    def text_of(self, folder: str, name: str) -> str | None:
+        """The text of the file `name` of `folder`, None when the repo has no such file."""
+        path = join(folder, name)
+        return self.read(path) if path in self.files else None
+
     def run_folders(self) -> list[str]:
         """The repo's folders ("" the root) that hold a config.yaml and a scores.json: runs pushed before."""
         parents = {str(PurePosixPath(path).parent) for path in self.files if PurePosixPath(path).name == CONFIG_FILE}
@@ -113,4 +120,4 @@ class RemoteRepo:
         return sorted(name for name in names_in(folder, self.files) if is_run_file(name))
 
 
-__all__ = ["REPO_TYPE", "RemoteRepo", "child_of", "is_run_file", "names_in"]
+__all__ = ["REPO_TYPE", "SCORES", "TIMINGS", "RemoteRepo", "child_of", "is_run_file", "names_in"]

@@ -11,16 +11,17 @@ import argparse
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from huggingface_hub import constants, snapshot_download
 from huggingface_hub.errors import (
-    HFValidationError,
     LocalEntryNotFoundError,
     OfflineModeIsEnabled,
     RepositoryNotFoundError,
     RevisionNotFoundError,
 )
-from huggingface_hub.utils import validate_repo_id
+
+from longform_eval.dataset_builder.hub import checked_repo_id
 
 from ..url_secrets import mask_url_secrets
 
@@ -28,23 +29,12 @@ HUB_PREFIX = "hf://"
 DATASETS_PREFIX = f"{HUB_PREFIX}datasets/"
 HUB_PATH = re.compile(r"(?P<repo>[^/@]+/[^/@]+)(?:@(?P<revision>[^/@]+))?(?:/(?P<path>.*))?")
 FORM = "hf://datasets/ORG/NAME[@REVISION][/PATH]"
-
-
-def checked_repo_id(value: str, what: str) -> str:
-    """`value` if it is a repo id `ORG/NAME` by huggingface_hub's own rules (`validate_repo_id`).
-
-    Raises:
-        ValueError: naming `what` (an option or variable) and `value`, and what is wrong with it.
-    """
-    try:
-        validate_repo_id(value)
-    except HFValidationError as error:
-        reason = str(error).partition(": '")[0]  # its message ends by quoting the value, which ours names already
-    else:
-        reason = None if value.count("/") == 1 else "no '/' between the owner and the name"
-    if reason:
-        raise ValueError(f"{what} must be a repo id ORG/NAME, not {value!r} ({reason})")
-    return value
+PAGE_FORM = "https://huggingface.co/datasets/ORG/NAME[/tree/REVISION/PATH]"
+HUB_HOSTS = ("huggingface.co", "www.huggingface.co", "hf.co")
+DATASET_PAGE = (
+    r"(?:https?://)?{host}/datasets/(?P<repo>[^/?#@]+/[^/?#@]+)(?:/tree/(?P<revision>[^/?#]+)(?P<path>/[^?#]*)?)?/?"
+)
+DEFAULT_BRANCH = "main"
 
 
 def is_hub_path(value: str | os.PathLike) -> bool:
@@ -52,14 +42,52 @@ def is_hub_path(value: str | os.PathLike) -> bool:
 
 
 def hub_or_local_path(text: str) -> str | Path:
-    """argparse type of a run folder option: an `hf://datasets/...` path, checked and kept as text, or a local Path."""
+    """argparse type of a run folder option: an `hf://datasets/...` path, checked and kept as text (a dataset's page
+    URL, `https://huggingface.co/datasets/ORG/NAME[/tree/REVISION/PATH]`, is taken as that path), or a local Path.
+    Any other URL is refused in one line, before it becomes a Path (which would fold its `//`)."""
     if not is_hub_path(text):
-        return Path(text)
+        page = None if Path(text).exists() else hub_path_of_page(text)
+        if page is None and "://" in text:
+            raise argparse.ArgumentTypeError(
+                f"expected a run folder, {FORM} or {PAGE_FORM}; got another URL (not repeated: it may hold a secret)"
+            )
+        if page is None:
+            return Path(text)
+        text = page
     try:
         parse_hub_path(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def hub_path_of_page(url: str) -> str | None:
+    """`hf://datasets/ORG/NAME[@REVISION][/PATH]` for the URL of a dataset's page on the Hub (or on the endpoint in
+    use), its tree at a revision or a folder of it; None for anything else."""
+    endpoint = urlsplit(constants.ENDPOINT).netloc
+    hosts = [*HUB_HOSTS, *([endpoint] if endpoint and "@" not in endpoint else [])]
+    for host in hosts:
+        match = re.fullmatch(DATASET_PAGE.format(host=re.escape(host)), url)
+        if match:
+            revision = unquote(match["revision"] or DEFAULT_BRANCH)
+            path = unquote(match["path"] or "").strip("/")
+            return (
+                DATASETS_PREFIX
+                + match["repo"]
+                + ("" if revision == DEFAULT_BRANCH else f"@{revision}")
+                + (f"/{path}" if path else "")
+            )
+    return None
+
+
+def missing_folder(path: str | os.PathLike) -> str:
+    """The one line for a run folder that does not exist; for `ORG/NAME`, the spelling of a Hub repo's."""
+    text = str(path)
+    try:
+        checked_repo_id(text, "a repo id")
+    except ValueError:
+        return f"{text}: no such run folder"
+    return f"{text}: no such run folder (a dataset repo on the Hub is written {hub_path(text)})"
 
 
 def parse_hub_path(value: str) -> tuple[str, str | None, str]:
@@ -80,18 +108,22 @@ def join(folder: str, name: str) -> str:
     return f"{folder}/{name}" if folder else name
 
 
-def hub_path(repo_id: str, path: str = "") -> str:
-    """`hf://datasets/ORG/NAME[/PATH]`, as `local_path` reads it."""
-    return DATASETS_PREFIX + (join(repo_id, path) if path else repo_id)
+def hub_path(repo_id: str, path: str = "", revision: str | None = None) -> str:
+    """`hf://datasets/ORG/NAME[@REVISION][/PATH]`, as `local_path` reads it."""
+    repo = f"{repo_id}@{revision}" if revision else repo_id
+    return DATASETS_PREFIX + (join(repo, path) if path else repo)
 
 
 def local_path(value: str | os.PathLike) -> Path:
-    """A local path unchanged; an `hf://datasets/...` path as the cached snapshot folder it names (read-only).
+    """A local path unchanged; an `hf://datasets/...` path (or a dataset's page URL, `hub_path_of_page`) as the
+    cached snapshot folder it names (read-only).
 
     Raises:
         ValueError: `value` starts with `hf://` but is not of the form `hf://datasets/ORG/NAME[@REVISION][/PATH]`.
         FileNotFoundError: the repo (or PATH in it) does not exist, or is not cached while the Hub is out of reach.
     """
+    if isinstance(value, str) and "://" in value and not is_hub_path(value):
+        value = hub_path_of_page(value) or value
     if not is_hub_path(value):
         return Path(value)
     repo_id, revision, path = parse_hub_path(str(value))
@@ -130,8 +162,10 @@ __all__ = [
     "checked_repo_id",
     "hub_or_local_path",
     "hub_path",
+    "hub_path_of_page",
     "is_hub_path",
     "join",
     "local_path",
+    "missing_folder",
     "parse_hub_path",
 ]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..backends import output_neutral_options
 from ..config import GenerationConfig, ModelSpec
+from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES
 from .schema import SCHEMA_VERSION, config_hash
 
 # judge_samples: raising it adds samples beside the old ones, lowering it leaves some unused; neither changes a record.
-IGNORED_ON_RESUME = {"package_version", "engine", "judge_samples"}
+IGNORED_ON_RESUME = {"package_version", "engine", "judge_engine", "judge_samples"}
 ROLES = ("model", "judge")  # the backend specs, compared without their output-neutral options
 # What only the judgements depend on: these bind once a judgement is written, the other fields once a generation is.
 JUDGE_FIELDS = {
@@ -46,11 +47,13 @@ class RunConfig(BaseModel):
     model: ModelSpec | None = None
     imported_from: str | None = None
     generation: GenerationConfig
-    engine: str | None = None  # the generation engine the backend used (hf: continuous or static)
+    engine: str | None = None  # the generation engine the backend used (hf: continuous or static; vllm: version...)
     judge: ModelSpec | None = None
+    judge_engine: str | None = None  # the judge's engine, as `engine` (vllm: how compact JSON was asked for)
     judge_generation: GenerationConfig
-    judge_attempts: int = 1
-    judge_samples: int = Field(1, ge=1)  # judge calls per judgement, seeds seed, seed + 1, ... (judge noise)
+    judge_attempts: Annotated[int, Field(ge=1), AfterValidator(JUDGE_ATTEMPTS.check)] = 1
+    # judge calls per judgement, seeds seed, seed + 1, ... (judge noise)
+    judge_samples: Annotated[int, Field(ge=1), AfterValidator(JUDGE_SAMPLES.check)] = 1
     constrained_judge: bool = False  # judge replies constrained to the benchmark's JSON schema
     parser: str = "upstream"
     strip_think: bool = True

@@ -13,13 +13,15 @@ import yaml
 from pydantic import ValidationError
 
 from ..user_errors import validation_problem
-from ..yaml_files import yaml_kind, yaml_problem
+from ..yaml_files import UnreadableSettings, load_yaml, settings_text, yaml_kind, yaml_problem
 from .config import RunConfig
+from .records import check_own_log
 from .schema import SCHEMA_VERSION, SchemaMismatch
 
 CONFIG_FILE = "config.yaml"
 GENERATION_LOGS = "generations*.jsonl"  # a data-parallel shard (generations.rank<N>.jsonl) included
 JUDGEMENT_LOGS = "judgements*.jsonl"
+RUN_LOGS = (GENERATION_LOGS, JUDGEMENT_LOGS, "failures*.jsonl")  # every append-only log a command writes
 
 
 class RunFolderError(ValueError):
@@ -32,12 +34,18 @@ def transient_name(name: str) -> bool:
 
 
 def check_writable_folder(folder: Path, what: str = "a run folder", marks: tuple[str, ...] = (CONFIG_FILE,)) -> None:
-    """Refuse a path that is a file, and an existing folder that holds files but none of `marks` (the files an
-    earlier run of this command leaves): writing there would overwrite files it did not make."""
+    """Refuse a path that is a file, an existing folder that holds files but none of `marks` (the files an
+    earlier run of this command leaves): writing there would overwrite files it did not make; and an earlier run
+    folder whose append-only log is not its own file (a symlink, a hard link, a FIFO, ...): it would be written
+    through."""
     rule = f"longform-eval writes only into a new or empty folder or an earlier {what.removeprefix('a ')}"
     if folder.exists() and not folder.is_dir():
         raise RunFolderError(f"{folder}: is a file, not {what}; {rule}")
-    if not folder.is_dir() or any((folder / mark).is_file() for mark in marks):
+    if not folder.is_dir():
+        return
+    if any((folder / mark).is_file() for mark in marks):
+        for log in sorted(path for pattern in RUN_LOGS for path in folder.glob(pattern)):
+            check_own_log(log)
         return
     try:
         foreign = sorted(entry.name for entry in folder.iterdir() if not transient_name(entry.name))
@@ -57,7 +65,9 @@ def read_config(folder: Path) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not a run folder (no {CONFIG_FILE})")
     try:
-        stored = yaml.safe_load(path.read_text(encoding="utf-8"))
+        stored = load_yaml(settings_text(path))
+    except UnreadableSettings as error:
+        raise RunFolderError(f"{path}: {error}; restore it or start a new --out") from None
     except UnicodeDecodeError as error:
         raise RunFolderError(f"{path}: not UTF-8 text ({error.reason}); restore it or start a new --out") from None
     except yaml.YAMLError as error:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..url_secrets import mask_url_secrets
+from ..secret_values import scrub
 
 if TYPE_CHECKING:
     from .run import Run
@@ -38,7 +38,7 @@ class PendingCalls:
                 f"{self.folder}: {failed} calls failed and stay pending (logged in {self.failures_log}); run the "
                 "command that made them (`run`, `generate` or `judge`) again to retry them:"
             )
-            lines += [f"  {count} x {mask_url_secrets(reason)}" for reason, count in self.failed.most_common(5)]
+            lines += [f"  {count} x {scrub(reason)}" for reason, count in self.failed.most_common(5)]
         if self.count > failed:
             lines.append(
                 f"{self.folder}: {self.count - failed} calls not made yet ({self.generations} generations and "
@@ -63,4 +63,4 @@ def pending_calls(run: Run) -> PendingCalls:
 
 def same_backend(record: dict[str, Any], backend: str) -> bool:
     """A failure logged for this folder's model or judge (not for one a since replaced configuration named)."""
-    return mask_url_secrets(str(record.get("backend"))) == mask_url_secrets(backend)
+    return scrub(str(record.get("backend"))) == scrub(backend)

@@ -3,13 +3,19 @@
 Each record is one line written with a single `write` and flushed (and fsynced) before the next one. A run
 killed mid-write leaves at most one torn last line without its newline; opening the log for appending drops
 that fragment, so a resumed run neither loses a finished record nor repeats one.
+
+A log is appended to only if it is the folder's own file: one that is a symlink, has other hard links or is not a
+regular file is refused (`UnsafeLogFile`, never followed, truncated or written), as the folder's `.lock` is. Reading
+follows a symlink (a run in the Hugging Face cache is a folder of them) but refuses what is not a regular file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,12 +24,56 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..user_errors import validation_problem
+from .lock import not_own_file
 
 Typed = TypeVar("Typed", bound=BaseModel)
+# O_NOFOLLOW: a symlink is an error (ELOOP), not a way to another file; O_NONBLOCK: a FIFO does not hang the open.
+APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+OWN_FILE_HINT = (
+    "a run appends only to a log file of its own: put a copy of the file in its place, or give another --out"
+)
 
 
 class RecordError(ValueError):
     """A record that parses as JSON but is not a valid record; the message names the file, line and field."""
+
+
+class UnsafeLogFile(ValueError):
+    """An append-only log that is not the folder's own file (a symlink, a hard link, a folder, a FIFO, ...)."""
+
+
+def check_own_log(path: Path) -> None:
+    """An UnsafeLogFile if `path` exists and is not a regular file of its own (the link itself is looked at)."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return
+    problem = "is a symlink" if stat.S_ISLNK(found.st_mode) else not_own_file(found)
+    if problem:
+        raise UnsafeLogFile(f"{path} {problem}; {OWN_FILE_HINT}")
+
+
+def open_own_log(path: Path) -> int:
+    """`path` opened for appending (created if missing), never through a symlink; an UnsafeLogFile unless it is a
+    regular file with no other hard link."""
+    try:
+        fd = os.open(path, APPEND_FLAGS, 0o644)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.EISDIR):
+            check_own_log(path)
+        raise
+    problem = not_own_file(os.fstat(fd))
+    if problem:
+        os.close(fd)
+        raise UnsafeLogFile(f"{path} {problem}; {OWN_FILE_HINT}")
+    return fd
+
+
+def drop_torn_tail(fd: int) -> None:
+    """Cut a last line left without its newline by a killed writer."""
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        os.ftruncate(fd, os.pread(fd, size, 0).rfind(b"\n") + 1)
 
 
 class RecordLog:
@@ -42,8 +92,12 @@ class RecordLog:
 
     def numbered(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """(line number, record) for each record that `records` yields."""
-        if not self.path.exists():
+        try:
+            found = self.path.stat()
+        except FileNotFoundError:
             return
+        if not stat.S_ISREG(found.st_mode):  # a FIFO would block, /dev/zero never end
+            raise UnsafeLogFile(f"{self.path} is not a regular file; a run's log is a JSON Lines file")
         with self.path.open("rb") as handle:
             for number, line in enumerate(handle, 1):
                 if not line.endswith(b"\n"):
@@ -75,21 +129,18 @@ class RecordLog:
     def done_keys(self) -> set[tuple]:
         return set(self.latest())
 
-    def drop_torn_tail(self) -> None:
-        if not self.path.exists():
-            return
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            with self.path.open("r+b") as handle:
-                handle.truncate(data.rfind(b"\n") + 1)
-
     def append(self, record: dict[str, Any]) -> None:
         """One whole line, on disk before this returns; an OSError (e.g. a full disk) names the file."""
         try:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self.drop_torn_tail()
-                self._handle = self.path.open("ab")
+                fd = open_own_log(self.path)
+                try:
+                    drop_torn_tail(fd)
+                except OSError:
+                    os.close(fd)
+                    raise
+                self._handle = os.fdopen(fd, "ab")
             self._handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
             self._handle.flush()
             os.fsync(self._handle.fileno())

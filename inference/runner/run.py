@@ -20,7 +20,7 @@ from ..benchmarks import JudgeCall, Selection, create_benchmark, rows_hash, stri
 from ..benchmarks.rows import benchmark_rows
 from ..config import GenerationConfig, ModelSpec
 from ..progress import console, stage_progress
-from ..url_secrets import mask_url_secrets
+from ..secret_values import scrub
 from .config import RunConfig, RunConfigMismatch, bound_fields
 from .folder import CONFIG_FILE, JUDGEMENT_LOGS, check_writable_folder, holds_records, read_config, validated_config
 from .judge_samples import sample_call, sample_settings, split_sample_key
@@ -80,6 +80,8 @@ class Run:
             generated, judged = holds_records(self.folder), holds_records(self.folder, JUDGEMENT_LOGS)
             if generated or not changed:
                 config.engine = config.engine or stored.get("engine")
+            if judged or not changed:
+                config.judge_engine = config.judge_engine or stored.get("judge_engine")
             bound = bound_fields(changed, generated, judged)
             if bound and not force:
                 raise RunConfigMismatch(
@@ -165,13 +167,15 @@ class Run:
         finish()
         return failures
 
-    def record_engine(self, engines: set[str]) -> None:
-        """config.yaml says which engine generated (hf: continuous, or static; continuous if any row was)."""
+    def record_engine(self, engines: set[str], field: str = "engine") -> None:
+        """config.yaml says which engine generated (`engine`) or judged (`judge_engine`), as the backend names it in
+        `Result.extra["engine"]` (hf: continuous, or static; continuous if any row was)."""
         from .parallel import is_main_process
 
-        engine = "continuous" if "continuous" in engines else "static" if "static" in engines else None
-        if engine and engine != self.config.engine and is_main_process():
-            self.config.engine = engine
+        named = sorted(engine for engine in engines if engine)
+        engine = "continuous" if "continuous" in named else named[0] if named else None
+        if engine and engine != getattr(self.config, field) and is_main_process():
+            setattr(self.config, field, engine)
             self.reconcile(self.config, force=True)
 
     def generation_record(self, result: Result) -> GenerationRecord:
@@ -191,8 +195,8 @@ class Run:
         )
 
     def record_failure(self, stage: str, result: Result, sample_id: str, backend: str) -> None:
-        """A failed call is logged, counted and left pending: the next run retries it (a URL's secrets masked)."""
-        error, backend = mask_url_secrets(result.error or ""), mask_url_secrets(backend)
+        """A failed call is logged, counted and left pending: the next run retries it (secrets scrubbed)."""
+        error, backend = scrub(result.error or ""), scrub(backend)
         self.failed[f"{stage}: {error}"[:160]] += 1
         self.failures.append(
             {
@@ -234,25 +238,33 @@ class Run:
             raise ValueError(f"{self.folder}: no judge configured; pass --judge BACKEND:MODEL")
         backend = backend_factory(self.config.judge)
         unscored = 0
+        engines: set[str] = set()
         try:
             with stage_progress(f"judge ({self.config.judge.name})", len(pending)) as tick:
                 for sample, calls in calls_by_sample(pending).items():
                     settings = sample_settings(self.config.judge_generation, sample)
-                    unscored += self.judge_sample(backend, calls, settings, tick)
+                    unscored += self.judge_sample(backend, calls, settings, tick, engines)
         finally:
             self.judgements.close()
             self.failures.close()
+            self.record_engine(engines, "judge_engine")
             backend.close()
         return unscored
 
-    def judge_sample(self, backend: Backend, pending: list, settings: GenerationConfig, tick: Callable) -> int:
+    def judge_sample(
+        self, backend: Backend, pending: list, settings: GenerationConfig, tick: Callable, engines: set[str]
+    ) -> int:
         """One judge sample's calls, each until it parses or its attempts are spent; returns the unscored count."""
         rounds = JudgeRounds(self, pending)
+
+        def save(result: Result, attempt: int) -> None:
+            engines.add(result.extra.get("engine", ""))
+            rounds.record(result, attempt=attempt, tick=tick)
+
         for attempt in range(1, self.config.judge_attempts + 1):
             if not rounds.todo:
                 break
-            save = functools.partial(rounds.record, attempt=attempt, tick=tick)
-            backend.generate(rounds.requests(), settings, on_result=save)
+            backend.generate(rounds.requests(), settings, on_result=functools.partial(save, attempt=attempt))
             rounds.finish_attempt()
         return rounds.unscored
 

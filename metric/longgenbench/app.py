@@ -1,5 +1,13 @@
-import evaluate
-from evaluate.utils import launch_gradio_widget
+"""The LongGenBench Space: the metric's compute as a page and as the API endpoint `/compute`."""
 
-module = evaluate.load("longgenbench.py")
-launch_gradio_widget(module)
+from pathlib import Path
+
+import evaluate
+
+from longform_eval.metric.space_app import build_app
+
+HERE = Path(__file__).resolve().parent
+demo = build_app(evaluate.load(str(HERE / "longgenbench.py")), card=HERE / "README.md")
+
+if __name__ == "__main__":
+    demo.launch()

@@ -18,19 +18,22 @@ def folder_digest(folder: Path) -> dict[str, str]:
 
 
 def copy_source(source: Path, target: Path) -> Path:
-    """A writable copy of a benchmark source without the large released generations."""
+    """A writable copy of a benchmark source; its released generations (read-only, large) linked, its judgements
+    left out."""
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("generations", "judgements"))
+    if (source / "generations").is_dir():
+        (target / "generations").symlink_to(source / "generations")
     return target
 
 
 def linked_source(source: Path, target: Path, *editable: str) -> Path:
     """A benchmark source of links to the released files, with writable copies of the `editable` ones.
 
-    The released generations and judgements are left out.
+    The released judgements are left out.
     """
     for path in sorted(source.rglob("*")):
         relative = path.relative_to(source)
-        if path.is_dir() or relative.parts[0] in ("generations", "judgements"):
+        if path.is_dir() or relative.parts[0] == "judgements":
             continue
         link = target / relative
         link.parent.mkdir(parents=True, exist_ok=True)

@@ -63,7 +63,7 @@ def test_values_match_the_source_files(hellobench_folder, shared_data):
     assert row["raw_text"] == raw["raw_text"]
     text = (source / "weighted_scores.txt").read_text()
     weights = ast.literal_eval(text.split("=", 1)[1].strip())
-    assert row["checklist_weights"] == weights[raw["category"]]
+    assert row["checklist_weights"] == weights[raw["category"]]  # parsed, stored as float64, read back: exact
     assert row["length_constraint"] is None
 
 
@@ -165,4 +165,5 @@ def test_custom_weights_file_replaces_the_shipped_one(shared_data, tmp_path):
     dump_weights(weights, custom)
     out = build("hellobench", source=shared_data / "hellobench", out=tmp_path / "out", weights=custom)
     rows = datasets.load_dataset(str(out), "chat", split="test")
+    # Written with repr, parsed and stored as float64, read back: the same doubles, bit for bit.
     assert rows.filter(lambda r: r["subcategory"] == "report_write")[0]["checklist_weights"] == [100 / 6] * 6

@@ -63,5 +63,6 @@ def test_evaluate_loads_a_metric_from_a_space_repo(hub, api, tmp_path):
         "references=['report_write', 'Science'])))"
     )
     result = json.loads(run_python(code, hub.env(tmp_path / "hf"), tmp_path).splitlines()[-1])
-    assert (result["chat"], result["open_ended_qa"], result["score"]) == (100.0, 0.0, 50.0)
+    # The weights sum to 100 up to rounding, in whatever order the machine's BLAS adds them.
+    assert [result["chat"], result["open_ended_qa"], result["score"]] == pytest.approx([100.0, 0.0, 50.0], abs=1e-9)
     assert ("GET", "/spaces/org/helloeval/resolve/main/helloeval.py") in hub.requests

@@ -25,6 +25,14 @@ def write_replay(path: Path, pairs) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def no_secret_registered(monkeypatch):
+    """The secrets a backend registers stay for the whole process (a command's): each test starts with none."""
+    from longform_eval.inference import secret_values
+
+    monkeypatch.setattr(secret_values, "REGISTERED", secret_values.SecretValues())
+
+
 @pytest.fixture(scope="session")
 def gpt4o_replays(shared_data, tmp_path_factory):
     """Replay files: GPT-4o's released responses (as a model) and its released verdicts (as a judge)."""

@@ -68,14 +68,14 @@ def finished_run(replay_run, capsys):
 @pytest.mark.parametrize(
     "option,value,why",
     [
-        ("--limit", "-5", "expected an integer >= 1"),
-        ("--limit", "0", "expected an integer >= 1"),
-        ("--per-group", "0", "expected an integer >= 1"),
-        ("--max-new-tokens", "-1", "expected an integer >= 1"),
-        ("--judge-max-new-tokens", "0", "expected an integer >= 1"),
-        ("--judge-attempts", "0", "expected an integer >= 1"),
-        ("--judge-samples", "0", "expected an integer >= 1"),
-        ("--limit", "2.5", "expected an integer >= 1"),
+        ("--limit", "-5", "expected an integer in [1, "),
+        ("--limit", "0", "expected an integer in [1, "),
+        ("--per-group", "0", "expected an integer in [1, "),
+        ("--max-new-tokens", "-1", "expected an integer in [1, "),
+        ("--judge-max-new-tokens", "0", "expected an integer in [1, "),
+        ("--judge-attempts", "0", "expected an integer in [1, "),
+        ("--judge-samples", "0", "expected an integer in [1, "),
+        ("--limit", "2.5", "expected an integer in [1, "),
         ("--temperature", "nan", "expected a finite number >= 0"),
         ("--temperature", "inf", "expected a finite number >= 0"),
         ("--temperature", "-0.5", "expected a finite number >= 0"),
@@ -92,7 +92,7 @@ def test_numeric_options_out_of_range_are_refused_before_any_write(replay_run, c
 def test_judge_and_agreement_commands_use_the_same_types(finished_run, capsys):
     refused(capsys, ["judge", str(finished_run), "--judge-attempts", "0"], "argument --judge-attempts")
     refused(capsys, ["judge-agreement", "--judge", "local:default", "--limit", "-1"], "argument --limit")
-    refused(capsys, ["serve", "local:default", "--port", "70000"], "argument --port", "[0, 65535]")
+    refused(capsys, ["serve", "local:default", "--port", "70000"], "argument --port", "[1, 65535]")
     refused(capsys, ["build", "longgenbench", "--generate", "--per-scenario", "0"], "argument --per-scenario")
 
 

@@ -17,6 +17,7 @@ from huggingface_hub import HfApi
 from huggingface_hub.hf_api import RepoFile
 from huggingface_hub.utils.sha import git_hash
 
+from longform_eval.dataset_builder import build
 from longform_eval.dataset_builder.errors import OutputFolderError
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.hub import HubUnavailableError
@@ -28,6 +29,8 @@ from longform_eval.inference.hub.release_plan import (
     Release,
     RepoPlan,
     arena_repo,
+    dataset_repo,
+    metric_card,
     metric_names,
     metric_repo,
     pin_requirements,
@@ -104,7 +107,12 @@ def test_one_space_per_evaluate_module_with_its_script_card_app_and_pinned_requi
         source = resources.files(f"longform_eval.metric.{name}")
         assert repo.files[f"{name}.py"] == source.joinpath(f"{name}.py").read_bytes()
         assert repo.files["README.md"].startswith(b"---\n") and b"\nsdk: gradio\n" in repo.files["README.md"]
-        assert f"longform-eval=={version}" in repo.files["requirements.txt"].decode().splitlines()
+        assert f"longform-eval[space]=={version}" in repo.files["requirements.txt"].decode().splitlines()
+        card = repo.files["README.md"].decode()
+        assert f'evaluate.load("{ORG}/{name}")' in card and "<org>" not in card
+        assert "```bash\npip install longform-eval\n```" in card.split("## How to Use", 1)[1].split("```python")[0]
+        assert re.search(r"\]\(https://arxiv\.org/abs/\d{4}\.\d{5}\)", card), name
+        assert repo.files["app.py"] == source.joinpath("app.py").read_bytes()
     arena = arena_repo(ORG, version)
     assert arena.repo_id == f"{ORG}/longform-eval-arena" and sorted(arena.files) == [
         "README.md",
@@ -112,6 +120,17 @@ def test_one_space_per_evaluate_module_with_its_script_card_app_and_pinned_requi
         "requirements.txt",
     ]
     assert f"longform-eval[openai,space]=={version}" in arena.files["requirements.txt"].decode().splitlines()
+
+
+def test_a_metric_card_whose_code_does_not_load_its_repo_is_refused():
+    card = b'---\nsdk: gradio\n---\nevaluate.load("<org>/helloeval") and evaluate.load("<org>/other")\n'
+    assert metric_card(card, f"{ORG}/helloeval") == (
+        f'---\nsdk: gradio\n---\nevaluate.load("{ORG}/helloeval") and evaluate.load("<org>/other")\n'.encode()
+    )
+    with pytest.raises(
+        ValueError, match=r'^metric/pairwise/README.md: its code never says evaluate.load\("<org>/pairwise"\)'
+    ):
+        metric_card(card, f"{ORG}/pairwise")
 
 
 def test_a_refusal_quotes_the_licence_section_of_the_dataset_card():
@@ -205,6 +224,17 @@ def test_stage_writes_its_own_folder_and_refuses_one_it_did_not_write(tmp_path):
     ]
 
 
+def test_a_released_dataset_card_loads_from_its_repo_and_its_metrics_from_the_org(shared_data, tmp_path):
+    release = assemble_release(ORG, source=shared_data, datasets=["longbench_write"])
+    card = next(repo for repo in release.repos if repo.repo_type == "dataset").files["README.md"].decode()
+    assert f'load_dataset("{ORG}/longbench_write", split="test")' in card
+    assert f'evaluate.load("{ORG}/longbench_write")' in card and "pip install longform-eval" in card
+    assert "path/to/" not in card and '"metric/' not in card
+    unnamed = build("longbench_write", source=shared_data / "longbench_write", out=tmp_path / "lbw")
+    with pytest.raises(ValueError, match=f"its code does not load {ORG}/longbench_write; build it with repo_id="):
+        dataset_repo(ORG, "longbench_write", unnamed)
+
+
 @pytest.mark.slow
 def test_dry_run_lists_every_repo_and_file_and_sends_nothing(hub, tmp_path, shared_data):
     done = cli(hub, tmp_path, "publish", "--org", ORG, "--dry-run", "--source", str(shared_data))
@@ -217,7 +247,8 @@ def test_dry_run_lists_every_repo_and_file_and_sends_nothing(hub, tmp_path, shar
     }
     assert all(repo["visibility"] == "public" for repo in repos.values())
     hellobench = repos[("dataset", f"{ORG}/hellobench")]["files"]
-    assert len(hellobench) == 11 and hellobench["chat/test.parquet"] > 0 and "README.md" in hellobench
+    assert len(hellobench) == 12 and hellobench["chat/test.parquet"] > 0 and "README.md" in hellobench
+    assert hellobench["released_responses/test.parquet"] > 0
     helloeval = repos[("space", f"{ORG}/helloeval")]["files"]
     assert helloeval["helloeval.py"] == len(metric_repo(ORG, "helloeval", package_version()).files["helloeval.py"])
     for name in RESTRICTED:
@@ -251,6 +282,7 @@ def test_restricted_data_goes_only_to_a_private_repo(online, hub, shared_data):
 LOAD_BACK = f"""
 import datasets, evaluate
 print("rows", datasets.load_dataset("{ORG}/hellobench", "chat")["test"].num_rows)
+print("default rows", datasets.load_dataset("{ORG}/hellobench")["test"].num_rows)  # no config: the card's default
 helloeval = evaluate.load("{ORG}/helloeval")
 result = helloeval.compute(predictions=[[1, 1, 1, 1, 1, 1]], references=["report_write"])
 print("score", result["chat"], result["n_unscored"])
@@ -262,7 +294,7 @@ def test_publish_then_load_from_the_hub_and_a_second_publish_commits_nothing(hub
     done = cli(hub, tmp_path, "publish", "--org", ORG, "--source", str(shared_data))
     assert done.returncode == 0, done.stderr
     assert sorted(hub.repos()) == sorted(
-        [("dataset", f"{ORG}/{name}") for name in FREE]
+        [("dataset", f"{ORG}/{name}") for name in [*FREE, "longform-eval-arena-votes"]]
         + [("space", f"{ORG}/{name}") for name in [*METRICS, "longform-eval-arena"]]
     )
     assert len(re.findall(r": \d+ files updated \(commit \w+\)$", done.stdout, re.M)) == 7
@@ -270,7 +302,7 @@ def test_publish_then_load_from_the_hub_and_a_second_publish_commits_nothing(hub
     assert main(["publish", "--org", ORG, "--stage", str(tmp_path / "stage"), "--source", str(shared_data)]) == 0
     for repo_type, repo_id in hub.repos():
         assert hub.files(repo_id, repo_type) == staged(tmp_path / "stage", repo_type, repo_id), repo_id
-        assert not hub.is_private(repo_id, repo_type)
+        assert hub.is_private(repo_id, repo_type) == repo_id.endswith("-votes")  # the arena's votes: private
 
     loaded = subprocess.run(
         [sys.executable, "-c", LOAD_BACK],
@@ -281,7 +313,7 @@ def test_publish_then_load_from_the_hub_and_a_second_publish_commits_nothing(hub
         timeout=TIMEOUT,
     )
     assert loaded.returncode == 0, loaded.stderr
-    assert "rows 147" in loaded.stdout and "score 100.0 0" in loaded.stdout
+    assert "rows 147" in loaded.stdout and "default rows 647" in loaded.stdout and "score 100.0 0" in loaded.stdout
 
     commits = {repo: hub.commits(repo[1], repo[0]) for repo in hub.repos()}
     again = cli(hub, tmp_path, "publish", "--org", ORG, "--source", str(shared_data))

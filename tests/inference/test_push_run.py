@@ -118,14 +118,16 @@ def test_push_run_uploads_the_run_files_byte_for_byte_with_a_card(online, hub, r
     files = hub.files(REPO)
     left = (".lock", ".scores.json.abc.tmp", "notes.txt")
     shared = {p.name: p.read_bytes() for p in run_copy.iterdir() if p.name not in left}
-    assert {name: data for name, data in files.items() if name not in ("README.md", ".gitattributes")} == shared
+    ours = ("README.md", ".gitattributes", "results.jsonl")
+    assert {name: data for name, data in files.items() if name not in ours} == shared
     assert {"config.yaml", "generations.jsonl", "judgements.jsonl", "scores.json", "report.md"} <= set(files)
     assert any(name.endswith(".png") for name in files)
 
     card = files["README.md"].decode()
     header = card_header(card)
     assert "longform-eval" in header["tags"] and "hellobench" in header["tags"] and header["license"] == "other"
-    assert [c["config_name"] for c in header["configs"]] == ["generations", "judgements"]
+    assert [c["config_name"] for c in header["configs"]] == ["results", "generations", "judgements", "scores"]
+    assert header["configs"][0]["default"] is True
     figure = re.search(r"\*\*(.+?)\*\*", HEADLINE.search((run_copy / "report.md").read_text()).group()).group(1)
     assert f"**Headline: {figure}**" in card and re.fullmatch(r"-?[\d.]+ \[-?[\d.]+, -?[\d.]+\]", figure)
     for said in ("hellobench:chat", "replay:", "max_new_tokens 16384", "temperature 0.8", "0.1.0", "(paper: gpt-4o)"):
@@ -154,10 +156,13 @@ def test_path_in_repo_keeps_several_runs_in_one_repo(online, hub, run_copy, tmp_
     root = files["README.md"].decode()
     assert "[`runs/x`](runs/x/README.md)" in root and "[`runs/y`](runs/y/README.md)" in root
     assert {c["config_name"] for c in card_header(root)["configs"]} == {
+        "results",
         "runs-x-generations",
         "runs-x-judgements",
+        "runs-x-scores",
         "runs-y-generations",
         "runs-y-judgements",
+        "runs-y-scores",
     }
     capsys.readouterr()
 
@@ -276,6 +281,7 @@ def test_dry_run_lists_the_files_and_cards_and_calls_nothing(run_copy, capsys, h
     for name in ("config.yaml", "generations.jsonl", "judgements.jsonl", "scores.json", "report.md", "README.md"):
         assert f"  runs/x/{name}  (" in listed, name
     assert "\n  README.md  (the repo's card" in listed and ".lock" not in listed
+    assert "\n  results.jsonl  (the results table: one row per run in the repo" in listed
     assert hub.requests == []
 
 

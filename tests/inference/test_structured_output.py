@@ -3,6 +3,7 @@ benchmark's schema only when `constrained_judge` is on (a recorded deviation).""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import types
@@ -50,12 +51,24 @@ class RecordingParams(types.SimpleNamespace):
         return RecordingParams(**vars(self))
 
 
-def fake_vllm(monkeypatch, new_api: bool):
-    calls = []
+# Where vLLM reads "compact JSON" (no free whitespace), by version: engine arguments, then the per-request params.
+GUIDED = ["guided_decoding_backend"]
+VLLM_GENERATIONS = {
+    "0.10.2+": (["structured_outputs_config"], "StructuredOutputsParams", True),
+    "0.8.5-0.10.1": ([*GUIDED, "guided_decoding_disable_any_whitespace"], "GuidedDecodingParams", True),
+    "0.8.x": (GUIDED, "GuidedDecodingParams", True),
+    "0.6": (GUIDED, "GuidedDecodingParams", False),
+}
+
+
+def fake_vllm(monkeypatch, generation: str):
+    """A vLLM of one generation: its engine arguments and request parameters as dataclasses, as vLLM declares them."""
+    engine_fields, params_name, has_flag = VLLM_GENERATIONS[generation]
+    calls, started = [], {}
 
     class FakeLLM:
         def __init__(self, **options):
-            pass
+            started.update(options)
 
         def get_default_sampling_params(self):
             return RecordingParams(top_k=20)
@@ -65,33 +78,65 @@ def fake_vllm(monkeypatch, new_api: bool):
             done = types.SimpleNamespace(text='"yes"', finish_reason="stop", token_ids=[1])
             return [types.SimpleNamespace(outputs=[done], prompt_token_ids=[1]) for _ in prompts]
 
-    structured = types.SimpleNamespace()
-    if new_api:
-        structured.StructuredOutputsParams = lambda **kw: ("structured", kw)
-    else:
-        structured.GuidedDecodingParams = lambda **kw: ("guided", kw)
-    module = types.SimpleNamespace(LLM=FakeLLM, SamplingParams=dict, sampling_params=structured)
+    flag = [("disable_any_whitespace", bool, False)] if has_flag else []
+    params = dataclasses.make_dataclass(params_name, [("json", object, None), *flag])
+    engine_args = dataclasses.make_dataclass("EngineArgs", [(name, object, None) for name in ["model", *engine_fields]])
+    module = types.SimpleNamespace(
+        LLM=FakeLLM,
+        EngineArgs=engine_args,
+        SamplingParams=dict,
+        sampling_params=types.SimpleNamespace(**{params_name: params}),
+        __version__=generation,
+    )
     monkeypatch.setitem(sys.modules, "vllm", module)
-    return calls
+    return calls, started
 
 
-@pytest.mark.parametrize("new_api", [True, False])
-def test_vllm_gives_each_constrained_request_its_own_structured_output_params(monkeypatch, new_api):
-    calls = fake_vllm(monkeypatch, new_api)
+@pytest.mark.parametrize("generation", list(VLLM_GENERATIONS))
+def test_vllm_asks_for_compact_json_where_its_version_reads_it_and_records_where(monkeypatch, generation):
+    calls, started = fake_vllm(monkeypatch, generation)
     from longform_eval.inference.backends.vllm_backend import VLLMBackend
 
-    backend = VLLMBackend("/models/x")
-    backend.generate(
+    backend = VLLMBackend("/models/x", structured_outputs_backend="guidance")
+    results = backend.generate(
         [Request("a", prompt="p", json_schema=YES_NO_SCHEMA), Request("b", prompt="q")], GenerationConfig()
     )
     (params,) = calls
     constrained, free = params
-    if new_api:
-        assert constrained.structured_outputs == ("structured", {"json": YES_NO_SCHEMA, "disable_any_whitespace": True})
-    else:
-        assert constrained.guided_decoding == ("guided", {"json": YES_NO_SCHEMA})
+    request = constrained.structured_outputs if generation == "0.10.2+" else constrained.guided_decoding
+    assert request.json == YES_NO_SCHEMA
     assert not hasattr(free, "structured_outputs") and not hasattr(free, "guided_decoding")
     assert constrained.top_k == free.top_k == 20  # the model's own defaults kept
+    engine_wide = {
+        "0.10.2+": {"structured_outputs_config": {"backend": "guidance", "disable_any_whitespace": True}},
+        "0.8.5-0.10.1": {"guided_decoding_backend": "guidance", "guided_decoding_disable_any_whitespace": True},
+    }
+    where = {"0.10.2+": "engine-wide", "0.8.5-0.10.1": "engine-wide", "0.8.x": "per request", "0.6": "not controlled"}
+    for key, value in engine_wide.get(generation, {"guided_decoding_backend": "guidance"}).items():
+        assert started[key] == value
+    assert getattr(request, "disable_any_whitespace", None) is (True if generation != "0.6" else None)
+    engine = f"vllm {generation}, structured outputs guidance, compact JSON {where[generation]}"
+    assert [r.extra["engine"] for r in results] == [engine, engine]
+
+
+def test_vllm_options_are_typed_and_change_the_configuration():
+    from longform_eval.inference.backends import check_options, output_neutral_options
+    from longform_eval.inference.config import ModelSpec
+
+    def problem(**options):
+        try:
+            check_options(ModelSpec(backend="vllm", model="m", options=options))
+        except ValueError as error:
+            return str(error)
+        return None
+
+    assert problem(enforce_eager=True, structured_outputs_backend="xgrammar", kv_cache_space_gib=4) is None
+    assert "structured_outputs_backend='outlines'" in problem(structured_outputs_backend="outlines")
+    assert "kv_cache_space_gib=0" in problem(kv_cache_space_gib=0)
+    assert "enforce_eager='yes'" in problem(enforce_eager="yes")
+    # eager vs compiled kernels, another KV cache size (other batches) and another grammar engine can each change
+    # an output, as chunk_size can: none of them is left out of the comparison of a resumed run's configuration
+    assert not output_neutral_options("vllm") & {"enforce_eager", "kv_cache_space_gib", "structured_outputs_backend"}
 
 
 @pytest.fixture(scope="module")

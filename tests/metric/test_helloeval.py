@@ -103,7 +103,7 @@ def test_the_evaluate_module_reads_completions_with_the_lenient_parser(helloeval
     literal = str(verdict([1, 1, 1, 1, 1, 1]))
     assert isinstance(parse_verdict(literal, 6, rule="upstream").verdict, Unscored)
     result = helloeval_metric.compute(predictions=[literal], references=["news"])
-    assert (result["n_scored"], result["score"]) == (1, 100.0)
+    assert result["n_scored"] == 1 and result["score"] == pytest.approx(100.0)  # weights sum to 100 up to rounding
     assert "Deviation from upstream" in helloeval_metric.description
     card = (REPO / "metric/helloeval/README.md").read_text()
     assert "### Deviation from upstream: the parser" in card

@@ -53,7 +53,7 @@ def test_pandalm_human_agreement(pandalm):
     assert len(items) == 999
     pairs = {(a, b): pairwise_agreement(human[a], human[b]) for a, b in itertools.combinations(ANNOTATORS, 2)}
     for (a, b), value in pairs.items():
-        assert value == sum(human[a][k] == human[b][k] for k in human[a]) / 999
+        assert value == sum(human[a][k] == human[b][k] for k in human[a]) / 999  # one int / int division: exact
     print("human-human pairwise agreement:", {k: round(v, 4) for k, v in pairs.items()})
     per_item = [three_label_agreement([human[a][x["idx"]] for a in ANNOTATORS]) for x in items]
     expected = [{1: 1, 2: 1 / 3, 3: 0}[len({human[a][x["idx"]] for a in ANNOTATORS})] for x in items]

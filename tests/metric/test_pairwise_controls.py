@@ -195,6 +195,7 @@ def test_style_control_with_constant_styles_is_plain_bt(pandalm):
     for field in ("ratings", "lower", "upper"):
         for model in plain.models:
             assert getattr(controlled, field)[model] == pytest.approx(getattr(plain, field)[model], abs=1e-3)
+    # Exactly 0: a constant style is an all-zero column, whose coefficient the fit never moves from 0.
     assert controlled.style == dict.fromkeys(("tokens", "headers", "lists", "bold"), 0.0)
 
 
@@ -263,4 +264,4 @@ def test_elo_in_file_order_is_one_sequential_pass(pandalm):
     assert fixed == pytest.approx(ratings, abs=1e-9)
     assert elo_ratings(battles, rounds=3, shuffle=False) == pytest.approx(fixed, abs=1e-9)
     assert elo_ratings(battles[::-1], rounds=1, shuffle=False) != pytest.approx(fixed, abs=1e-3)
-    assert elo_ratings(battles) == elo_ratings(battles, shuffle=True)
+    assert elo_ratings(battles) == elo_ratings(battles, shuffle=True)  # the same call (the default): bit-identical

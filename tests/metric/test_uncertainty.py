@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,7 @@ def test_the_same_seed_gives_the_same_interval_and_another_seed_another():
     values = np.random.default_rng(1).normal(size=500)
     design = Design.simple(500)
     first, again = interval(mean(values), design, seed=3), interval(mean(values), design, seed=3)
-    assert first == again
+    assert first == again  # the same call on the same data in one process: bit-identical by construction
     assert interval(mean(values), design, seed=4) != first
 
 
@@ -197,7 +199,9 @@ def test_one_call_gives_every_figure_the_same_resamples_as_a_call_for_it_alone()
     x = np.random.default_rng(8).normal(size=200)
     design = Design.simple(200)
     together = intervals({"mean": mean(x), "scaled": affine(mean(x), 2)}, design, seed=9)
-    assert together["mean"] == interval(mean(x), design, seed=9)
+    alone = interval(mean(x), design, seed=9)
+    # The same resamples; only the sums' rounding differs (one matrix product of another shape, another BLAS path).
+    assert asdict(together["mean"]) == pytest.approx(asdict(alone), rel=1e-9, abs=1e-12)
     assert together["scaled"].low == pytest.approx(2 * together["mean"].low)
 
 

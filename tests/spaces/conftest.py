@@ -31,6 +31,12 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
+def hellobench_dataset(shared_data, tmp_path_factory) -> Path:
+    """HelloBench built as `publish` releases it, with its config `released_responses`."""
+    return hellobench.build(source=shared_data / "hellobench", out=tmp_path_factory.mktemp("hb") / "hellobench")
+
+
+@pytest.fixture(scope="session")
 def hellobench_rows(shared_data):
     tables = hellobench.build_tables(shared_data / "hellobench")
     return next(t.rows for t in tables if t.name == "all")

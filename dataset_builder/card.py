@@ -1,0 +1,161 @@
+"""The README card of a dataset folder: the Hub's YAML metadata and a body rendered from a `longform_eval.cards`
+template, whose code names where the dataset and its metrics load from.
+
+The names (`CardRepo`): with a repo id ORG/NAME the code loads `ORG/NAME` and the metrics `ORG/<metric>`, where
+`longform-eval publish --org ORG` puts them. Without one the card describes a local folder and says so: its code
+loads `path/to/<dataset>` (a placeholder for the folder's path) and the metrics from their folders in a checkout of
+longform-eval, `metric/<metric>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import datasets
+import jinja2
+from datasets.info import DatasetInfosDict
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from .hub import checked_repo_id
+from .tables import SPLIT, ConfigTable
+
+FOLDER_PLACEHOLDER = "path/to/{dataset}"
+CHECKOUT_METRIC = "metric/{metric}"
+
+
+@dataclass
+class CardSpec:
+    """What the README card says: YAML metadata plus the template and its variables.
+
+    `default_config` is the config `load_dataset` gives when none is named (`default: true` in `configs:`).
+    `license_name` and `license_link` name a licence the Hub does not know (`license: other`), as its card spec asks.
+    """
+
+    template: str
+    pretty_name: str
+    license: str
+    language: list[str]
+    task_categories: list[str]
+    default_config: str
+    context: dict[str, Any] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    count_mismatches: list[str] = field(default_factory=list)
+    license_name: str | None = None
+    license_link: str | None = None
+
+
+@dataclass(frozen=True)
+class CardRepo:
+    """Where the card's code loads from: the dataset's repo id, or a placeholder for the local folder."""
+
+    dataset: str
+    repo_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.repo_id is not None:
+            checked_repo_id(self.repo_id, "repo_id")
+
+    @property
+    def published(self) -> bool:
+        return self.repo_id is not None
+
+    @property
+    def dataset_id(self) -> str:
+        """What `load_dataset` is given: the repo id, or `path/to/<dataset>`, standing for the folder."""
+        return self.repo_id or FOLDER_PLACEHOLDER.format(dataset=self.dataset)
+
+    def metric(self, name: str) -> str:
+        """What `evaluate.load` is given for metric `name`: `ORG/<name>` beside the repo, else its checkout folder."""
+        if self.repo_id is None:
+            return CHECKOUT_METRIC.format(metric=name)
+        return f"{self.repo_id.split('/')[0]}/{name}"
+
+
+def card_repo_id(text: str) -> str:
+    """argparse type of `build --repo-id`: a repo id ORG/NAME (huggingface_hub's rules), else one clear error."""
+    try:
+        return checked_repo_id(text, "it")  # argparse names the option: "argument --repo-id: it must be ..."
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def size_category(num_rows: int) -> str:
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
+        if num_rows < bound:
+            return label
+    return "100K<n<1M"
+
+
+def config_entries(tables: Sequence[ConfigTable], default: str) -> list[dict[str, Any]]:
+    """The `configs:` of the card, `default` marked `default: true` (raises ValueError if it is not a config)."""
+    if default not in [table.name for table in tables]:
+        raise ValueError(f"default config {default!r} is not one of {[table.name for table in tables]}")
+    entries = []
+    for table in tables:
+        entry = {"config_name": table.name, "data_files": [{"split": SPLIT, "path": table.data_path}]}
+        entries.append({**entry, "default": True} if table.name == default else entry)
+    return entries
+
+
+def render_card(
+    tables: Sequence[ConfigTable], infos: dict[str, datasets.DatasetInfo], card: CardSpec, repo: CardRepo
+) -> DatasetCard:
+    largest = max(len(table.rows) for table in tables)
+    licence_names = {"license_name": card.license_name, "license_link": card.license_link}
+    card_data = DatasetCardData(
+        pretty_name=card.pretty_name,
+        license=card.license,
+        language=card.language,
+        task_categories=card.task_categories,
+        size_categories=[size_category(largest)],
+        tags=card.tags or None,
+        configs=config_entries(tables, card.default_config),
+        **{key: value for key, value in licence_names.items() if value is not None},
+    )
+    DatasetInfosDict(infos).to_dataset_card_data(card_data)
+    body = (
+        card_environment()
+        .get_template(card.template)
+        .render(
+            tables=tables,
+            infos=infos,
+            examples={t.name: example_of(t) for t in tables},
+            count_mismatches=card.count_mismatches,
+            repo=repo,
+            default_config=card.default_config,
+            rows={t.name: len(t.rows) for t in tables},
+            **card.context,
+        )
+    )
+    return DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body.strip()}\n")
+
+
+def card_environment() -> jinja2.Environment:
+    """Templates live in the `longform_eval.cards` package; `_*.j2` files hold shared macros."""
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("longform_eval.cards", "."),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    environment.policies["json.dumps_kwargs"] = {"sort_keys": False, "ensure_ascii": False}
+    return environment
+
+
+def example_of(table: ConfigTable, max_chars: int = 300) -> dict[str, Any]:
+    """The first row, with long strings shortened so the card stays readable."""
+
+    def shorten(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > max_chars:
+            return value[:max_chars] + " [...]"
+        if isinstance(value, list):
+            return [shorten(v) for v in value[:8]] + (["[...]"] if len(value) > 8 else [])
+        if isinstance(value, dict):
+            return {k: shorten(v) for k, v in value.items()}
+        return value
+
+    return shorten(table.rows[0]) if table.rows else {}

@@ -1,0 +1,97 @@
+"""The secrets in use, by value, and `scrub`: what every recorded or printed failure goes through.
+
+A backend registers each secret when it reads it (an API key from the environment, the user, password and query
+values of a URL from `base_url_env`); `scrub` then masks, in any text, every registered value (also
+percent-encoded, percent-decoded and, for a user and password, as the base64 of an HTTP Basic header), the value
+of every Authorization / Proxy-Authorization / api-key header (any scheme, registered or not), and every URL's
+userinfo and query (`mask_url_secrets`). A server that echoes the request it got is scrubbed like any other text.
+
+A value shorter than MIN_LENGTH is not registered: masking it would mask ordinary text (a password `pw` would
+hide every `pw` in a message). Such a value is still masked where it shows as what it is: in a URL's userinfo or
+query, in an Authorization header, and inside the base64 of `user:password` (which is never short).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import threading
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
+
+from .url_secrets import MASK, mask_url_secrets
+
+MIN_LENGTH = 4
+# A header's name may follow anything (`Proxy-`, `x-`, a line break escaped as `\r\n`); its value runs to the end
+# of its line, to an escaped line break, or to its closing quote in a JSON text or a Python repr. A value already
+# masked is left as it is.
+HEADER = re.compile(
+    r"(?i)(?P<name>authorization|api[-_]?key)\b(?P<sep>[\"']?[ \t]*+[:=][ \t]*+)"
+    r"(?:(?P<quote>[\"'])(?:\\.|(?!(?P=quote))[^\r\n])*(?P=quote)|(?!\*\*\*)(?:(?!\\[rn])[^\r\n])+)"
+)
+
+
+class SecretValues:
+    """The registered values, and one pattern that finds any of them (longest first, so that a value inside
+    another one never leaves the rest of the longer one behind)."""
+
+    def __init__(self) -> None:
+        self.values: frozenset[str] = frozenset()
+        self.pattern: re.Pattern[str] | None = None
+        self.lock = threading.Lock()
+
+    def add(self, values: set[str]) -> None:
+        with self.lock:
+            self.values |= {value for value in values if len(value) >= MIN_LENGTH}
+            ordered = sorted(self.values, key=len, reverse=True)
+            self.pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+
+    def mask(self, text: str) -> str:
+        pattern = self.pattern
+        return pattern.sub(MASK, text) if pattern is not None else text
+
+
+REGISTERED = SecretValues()
+
+
+def spellings(value: str) -> set[str]:
+    """A value as it may show: as given, percent-decoded, and percent-encoded (as a path or as a form)."""
+    decoded = unquote_plus(value)
+    return {value, unquote(value), decoded, quote(decoded, safe=""), quote_plus(decoded, safe="")}
+
+
+def register_secret(value: str | None) -> None:
+    """Mask `value` (an API key, a token) in everything `scrub` sees from now on, in this process."""
+    if value:
+        REGISTERED.add(spellings(value))
+
+
+def register_url_secrets(url: str) -> None:
+    """Register the user, password, query and fragment values of `url`, and the HTTP Basic credentials that its
+    user and password become (base64 of `user:password`, decoded as httpx does before encoding)."""
+    parts = urlsplit(url)
+    values: set[str] = set()
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rpartition("@")[0]
+        user, _, password = userinfo.partition(":")
+        for pair in {userinfo, f"{unquote(user)}:{unquote(password)}"}:
+            encoded = base64.b64encode(pair.encode()).decode()
+            values |= {encoded, encoded.rstrip("=")}
+        values |= spellings(user) | spellings(password)
+    for parameter in re.split(r"[&;]", parts.query) + [parts.fragment]:
+        name, named, value = parameter.partition("=")
+        values |= spellings(value if named else name)  # `?name=value` or a bare `?value`
+    REGISTERED.add({value for value in values if value})
+
+
+def masked_header(found: re.Match[str]) -> str:
+    quote_mark = found["quote"] or ""
+    return f"{found['name']}{found['sep']}{quote_mark}{MASK}{quote_mark}"
+
+
+def scrub(text: str) -> str:
+    """The text with every secret in it masked: authorization headers, URL userinfo and query values, and every
+    registered value (see the module's docstring). Scrubbing twice changes nothing."""
+    return REGISTERED.mask(mask_url_secrets(HEADER.sub(masked_header, text)))
+
+
+__all__ = ["MIN_LENGTH", "register_secret", "register_url_secrets", "scrub"]

@@ -1,0 +1,168 @@
+"""A metric's Space: one page, and one API endpoint (`/compute`), that run an `evaluate` module's compute.
+
+Each input column of the module's features is a JSON field (a list, one entry per example: the honest generic form
+for nested features), the module's other arguments one JSON object; the result comes back as JSON. gradio is
+imported only when a page is built, so the metrics never need it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    import evaluate
+    import gradio as gr
+
+API_NAME = "compute"
+OTHERS = "other_arguments"  # the JSON object of the module's other keyword arguments
+FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+ARGUMENT_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def input_columns(module: evaluate.EvaluationModule) -> dict[str, list[Any]]:
+    """Each input column with its feature types (several when the module accepts several input formats)."""
+    formats = module.features if isinstance(module.features, list) else [module.features]
+    columns: dict[str, list[Any]] = {}
+    for features in formats:
+        for name, feature in features.items():
+            columns.setdefault(name, []).append(feature)
+    return columns
+
+
+def describe(feature: Any) -> str:
+    """A feature type in words: `string`, `list of number`, `object {id, checks}`."""
+    if isinstance(feature, Mapping):
+        return "object {" + ", ".join(feature) + "}"
+    inner = getattr(feature, "feature", None)  # datasets' List / Sequence / LargeList
+    if inner is not None:
+        return f"list of {describe(inner)}"
+    dtype = str(getattr(feature, "dtype", feature))
+    if dtype.startswith(("int", "uint")):
+        return "integer"
+    if dtype.startswith("float"):
+        return "number"
+    return {"large_string": "string", "bool": "boolean"}.get(dtype, dtype)
+
+
+def other_arguments(module: evaluate.EvaluationModule, columns: Sequence[str]) -> list[str]:
+    """The keyword arguments of the module's `_compute` besides its input columns."""
+    parameters = inspect.signature(module._compute).parameters.values()
+    return [p.name for p in parameters if p.kind in ARGUMENT_KINDS and p.name not in columns]
+
+
+def parsed_json(name: str, text: str, expected: type) -> Any:
+    """`text` read as JSON of the `expected` type (list or dict); a ValueError naming the field otherwise."""
+    text = text or ""  # an empty field may come as None
+    try:
+        value = json.loads(text) if text.strip() else expected()
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{name}: not valid JSON ({error})") from None
+    if not isinstance(value, expected):
+        wanted = "a JSON list, one entry per example" if expected is list else "a JSON object"
+        raise ValueError(f"{name}: expected {wanted}, got {type(value).__name__} {text.strip()[:80]}")
+    return value
+
+
+def parsed_column(name: str, text: str) -> list[Any]:
+    """An input column: a non-empty JSON list."""
+    value = parsed_json(name, text, list)
+    if not value:
+        raise ValueError(f"{name}: empty; give one entry per example")
+    return value
+
+
+def plain(value: Any) -> Any:
+    """A result value JSON can hold: numpy scalars and arrays as Python numbers and lists."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"the result holds a {type(value).__name__}, which JSON cannot hold")
+
+
+def json_compute(module: evaluate.EvaluationModule, columns: Sequence[str], others: Sequence[str]) -> Callable:
+    """compute(column texts..., other arguments text) -> result dict; a ValueError with the reason on bad input."""
+
+    def compute(*texts: str) -> dict[str, Any]:
+        inputs = {name: parsed_column(name, text) for name, text in zip(columns, texts[: len(columns)], strict=True)}
+        extra = parsed_json(OTHERS, texts[len(columns)], dict) if others else {}
+        unknown = sorted(set(extra) - set(others))
+        if unknown:
+            raise ValueError(f"{OTHERS}: unknown {', '.join(unknown)} (known: {', '.join(others)})")
+        try:
+            result = module.compute(**inputs, **extra)
+        except (TypeError, LookupError) as error:  # a value of the wrong shape, met deep in the module's own code
+            raise ValueError(f"the input does not fit {module.name}: {type(error).__name__}: {error}") from error
+        return json.loads(json.dumps(result, default=plain))
+
+    return compute
+
+
+def api_signature(names: Sequence[str]) -> inspect.Signature:
+    """The endpoint's parameters, named after the fields (gradio names the API's parameters from the signature)."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature([inspect.Parameter(name, kind, annotation=str) for name in names])
+
+
+def card_parts(card: Path | None) -> tuple[dict[str, Any], str]:
+    """The card's YAML header and its body (empty when there is no card)."""
+    if card is None or not card.is_file():
+        return {}, ""
+    text = card.read_text(encoding="utf-8")
+    match = FRONT_MATTER.match(text)
+    if not match:
+        return {}, text
+    return yaml.safe_load(match[1]) or {}, text[match.end() :]
+
+
+def build_app(module: evaluate.EvaluationModule, card: Path | None = None) -> gr.Blocks:
+    """The page of `module`: a JSON field per input column and one for its other arguments, a Compute button
+    (API endpoint `/compute`), the result as JSON, then the module's description, citation and `card`."""
+    import gradio as gr
+
+    header, body = card_parts(card)
+    columns = input_columns(module)
+    others = other_arguments(module, list(columns))
+    compute = json_compute(module, list(columns), others)
+
+    def on_compute(*texts: str) -> dict[str, Any]:
+        try:
+            return compute(*texts)
+        except ValueError as error:
+            raise gr.Error(str(error), print_exception=False) from error
+
+    on_compute.__signature__ = api_signature([*columns, *([OTHERS] if others else [])])
+
+    title = header.get("title") or module.name
+    with gr.Blocks(title=title) as app:
+        gr.Markdown(f"# {title}\n\n{header.get('description') or ''}")
+        fields = [
+            gr.Code(
+                "[]",
+                language="json",
+                lines=3,
+                label=f"{name} (JSON list of {' or '.join(dict.fromkeys(map(describe, kinds)))})",
+            )
+            for name, kinds in columns.items()
+        ]
+        if others:
+            fields.append(
+                gr.Code("{}", language="json", lines=3, label=f"{OTHERS} (JSON object, optional): {', '.join(others)}")
+            )
+        button = gr.Button("Compute", variant="primary")
+        result = gr.JSON(label=f"{module.name} result")
+        button.click(on_compute, inputs=fields, outputs=result, api_name=API_NAME)
+        with gr.Accordion("Description", open=True):
+            gr.Markdown(module.description)
+        if module.citation:
+            with gr.Accordion("Citation", open=False):
+                gr.Code(module.citation.strip(), interactive=False, label="BibTeX")
+        if body:
+            with gr.Accordion("Metric card", open=False):
+                gr.Markdown(body)
+    return app

@@ -1,0 +1,255 @@
+"""The metric Spaces as `publish --stage` writes them: every Space card declares the gradio the package pins, and
+each metric Space starts as the Hub starts it (`python app.py` in its folder, nothing of the checkout on the path
+but the installed package) and answers its card's example on `/compute` as `evaluate` does in-process.
+(tests/hub/test_card_code.py runs every card's code against the Hub stand-in.)"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from importlib import resources
+from importlib.metadata import requires
+from pathlib import Path
+from typing import Any
+
+import evaluate
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+from longform_eval.dataset_builder.folder import package_version
+from longform_eval.inference.cli import main
+from longform_eval.inference.hub.release_plan import arena_repo, metric_names, metric_repo
+from longform_eval.metric.space_app import describe, input_columns, json_compute, other_arguments
+
+ORG = "metric-org"
+METRICS = ["helloeval", "longbench_write", "longgenbench", "pairwise"]
+COLUMNS = ("predictions", "references")  # the input columns of the four metrics; the rest is `other_arguments`
+START_SECONDS = 120  # four Spaces starting at once on a busy machine (evaluate imports transformers)
+OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "HF_EVALUATE_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "GRADIO_ANALYTICS_ENABLED": "False",
+}
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
+CLAIM = re.compile(r"^# [^{\n]*(\{.*\})$", re.M)  # `# {'score': 50.0, ...}` or `# among its keys: {...}`
+
+
+def gradio_pin() -> str:
+    """The gradio version the `space` extra pins (pyproject.toml, as installed)."""
+    wanted = [Requirement(line) for line in requires("longform-eval") or []]
+    (pin,) = [r for r in wanted if r.name == "gradio" and r.marker and r.marker.evaluate({"extra": "space"})]
+    (specifier,) = pin.specifier
+    assert specifier.operator == "==", pin
+    return specifier.version
+
+
+def card_header(card: bytes) -> dict:
+    return yaml.safe_load(card.decode("utf-8").split("---\n", 2)[1])
+
+
+def test_every_space_card_declares_the_gradio_the_space_extra_pins():
+    version = package_version()
+    cards = {name: metric_repo(ORG, name, version).files["README.md"] for name in metric_names()}
+    cards["arena"] = arena_repo(ORG, version).files["README.md"]
+    assert len(cards) == 5
+    pin = gradio_pin()
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pin), pin
+    assert {name: card_header(card)["sdk_version"] for name, card in cards.items()} == dict.fromkeys(cards, pin)
+
+
+def packaged_module(name: str) -> evaluate.EvaluationModule:
+    return evaluate.load(str(resources.files(f"longform_eval.metric.{name}").joinpath(f"{name}.py")))
+
+
+def test_the_page_has_a_json_field_per_input_column_and_one_for_the_other_arguments():
+    helloeval, longgenbench = packaged_module("helloeval"), packaged_module("longgenbench")
+    columns = {name: [describe(kind) for kind in kinds] for name, kinds in input_columns(helloeval).items()}
+    assert columns == {"predictions": ["list of number", "string"], "references": ["string", "string"]}
+    assert other_arguments(helloeval, list(columns)) == ["word_counts"]
+    (references,) = input_columns(longgenbench)["references"]
+    assert describe(references) == "object {id, scenario, subtask_type, num_subtasks, checks}"
+    assert describe(references["checks"]) == "list of object {kind, subtask, description}"
+    assert other_arguments(longgenbench, ["predictions", "references"]) == ["judge_completions", "verdict_rule"]
+
+
+@pytest.mark.parametrize(
+    ("texts", "message"),
+    [
+        (("[1", '["report_write"]', "{}"), r"^predictions: not valid JSON \(Expecting"),
+        (('"a"', '["report_write"]', "{}"), r"^predictions: expected a JSON list, one entry per example, got str"),
+        (("[]", "[]", "{}"), r"^predictions: empty; give one entry per example$"),
+        (("[[1, 1, 1, 1, 1, 1]]", '["report_write"]', "[]"), r"^other_arguments: expected a JSON object, got list"),
+        (("[[1, 1, 1, 1, 1, 1]]", '["report_write"]', '{"seed": 1}'), r"^other_arguments: unknown seed \(known: word"),
+        (
+            ("[[1, 1, 1, 1, 1, 1]]", '["report_write"]', '{"word_counts": 5}'),
+            r"^the input does not fit hello_eval: Type",
+        ),
+        (("[[1, 1, 1, 1, 1, 5]]", '["report_write"]', "{}"), r"^predictions\[0\]\[5\]: 5 is outside \[0, 1\]$"),
+    ],
+)
+def test_bad_input_to_the_page_is_a_value_error_naming_the_field(texts, message):
+    module = packaged_module("helloeval")
+    compute = json_compute(module, ["predictions", "references"], ["word_counts"])
+    with pytest.raises(ValueError, match=message):
+        compute(*texts)
+
+
+def test_the_page_computes_what_the_module_computes():
+    module = packaged_module("helloeval")
+    compute = json_compute(module, ["predictions", "references"], ["word_counts"])
+    served = compute(
+        "[[1, 1, 1, 1, 1, 1], [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75]]",
+        '["report_write", "Science"]',
+        '{"word_counts": [10, 20]}',
+    )
+    direct = module.compute(
+        predictions=[[1] * 6, [0.75] * 7], references=["report_write", "Science"], word_counts=[10, 20]
+    )
+    assert served == pytest.approx(direct) and served["word_count"] == pytest.approx(15.0)
+
+
+# A card's code
+
+
+def how_to_use(card: str) -> list[str]:
+    """The Python blocks of the card's "How to Use" section, up to its "Inputs"."""
+    return PYTHON_BLOCK.findall(card.split("\n## How to Use\n", 1)[1].split("\n### Inputs\n", 1)[0])
+
+
+def card_example(folder: Path) -> str:
+    """The card's example: the first Python block of its "How to Use"."""
+    return how_to_use((folder / "README.md").read_text(encoding="utf-8"))[0]
+
+
+def assert_claim(result: dict, block: str) -> None:
+    """The values the block's last `# {...}` comment shows (rounded there) are the result's."""
+    claim = ast.literal_eval(CLAIM.findall(block)[-1])
+    assert len(claim) >= 4
+    assert {key: result[key] for key in claim} == pytest.approx(claim, abs=0.005)
+
+
+class Recording:
+    """An evaluate module whose compute calls are kept."""
+
+    def __init__(self, module: evaluate.EvaluationModule) -> None:
+        self.module, self.calls = module, []
+
+    def compute(self, **kwargs: Any) -> dict:
+        self.calls.append(kwargs)
+        return self.module.compute(**kwargs)
+
+
+def run_example(block: str, name: str, folder: Path, monkeypatch) -> tuple[dict, dict]:
+    """Run the card's example as written, its `evaluate.load("ORG/<name>")` reading the staged folder instead:
+    the arguments of its compute call and the result in-process."""
+    load, recordings = evaluate.load, []
+
+    def from_stage(path: str, *args: Any, **kwargs: Any) -> Recording:
+        assert path == f"{ORG}/{name}"
+        recordings.append(Recording(load(str(folder / f"{name}.py"))))
+        return recordings[-1]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(evaluate, "load", from_stage)
+        namespace: dict[str, Any] = {}
+        exec(block, namespace)
+    (recording,) = recordings
+    (arguments,) = recording.calls
+    return arguments, namespace["result"]
+
+
+# The staged Spaces, started as the Hub starts them
+
+
+@pytest.fixture(scope="module")
+def staged(shared_data, tmp_path_factory) -> Path:
+    """`publish --org ORG --stage DIR`: the folder of the metric Spaces."""
+    out = tmp_path_factory.mktemp("release") / "stage"
+    assert main(["publish", "--org", ORG, "--stage", str(out), "--source", str(shared_data)]) == 0
+    return out / "spaces" / ORG
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` distinct free ports (all held at once while chosen)."""
+    with ExitStack() as stack:
+        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+
+
+def wait_until_answers(process: subprocess.Popen, url: str, log: Path, deadline: float) -> None:
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                assert response.status == 200
+                return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"{url} did not answer:\n{log.read_text(encoding='utf-8')[-3000:]}") from None
+            time.sleep(0.3)
+
+
+@contextmanager
+def running_spaces(folders: dict[str, Path], logs: Path) -> Iterator[dict[str, tuple[subprocess.Popen, str]]]:
+    """`python app.py` in each folder, all at once, with nothing of the checkout on the path but the installed
+    package: name -> (process, url), once every one answers."""
+    logs.mkdir()
+    started: dict[str, tuple[subprocess.Popen, str]] = {}
+    try:
+        for (name, folder), port in zip(folders.items(), free_ports(len(folders)), strict=True):
+            env = os.environ | OFFLINE | {"PYTHONPATH": "", "HF_HOME": str(logs / f"hf-{name}")}
+            env |= {"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port)}
+            with open(logs / f"{name}.log", "w", encoding="utf-8") as log:
+                process = subprocess.Popen(
+                    [sys.executable, "app.py"], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT
+                )
+            started[name] = process, f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + START_SECONDS
+        for name, (process, url) in started.items():
+            wait_until_answers(process, url, logs / f"{name}.log", deadline)
+        yield started
+    finally:
+        for process, _ in started.values():
+            process.kill()
+            process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_each_staged_metric_space_starts_and_answers_its_card_examples_as_evaluate_does(staged, tmp_path, monkeypatch):
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    assert sorted(p.name for p in staged.iterdir() if (p / f"{p.name}.py").is_file()) == METRICS
+    with running_spaces({name: staged / name for name in METRICS}, tmp_path / "logs") as spaces:
+        for name, (process, url) in spaces.items():
+            example = card_example(staged / name)
+            arguments, expected = run_example(example, name, staged / name, monkeypatch)
+            assert_claim(expected, example)
+            fields = {column: json.dumps(arguments[column]) for column in COLUMNS}
+            others = json.dumps({key: value for key, value in arguments.items() if key not in COLUMNS})
+            client = Client(url, verbose=False)
+            served = client.predict(**fields, other_arguments=others, api_name="/compute")
+            assert served == pytest.approx(expected), name
+
+            with pytest.raises(AppError, match=r"^predictions: not valid JSON \(Expecting value"):
+                client.predict(predictions="[oops", references=fields["references"], api_name="/compute")
+            with pytest.raises(AppError, match="(?i)mismatch in the number of predictions"):
+                longer = json.dumps([*arguments["references"], arguments["references"][0]])
+                client.predict(predictions=fields["predictions"], references=longer, api_name="/compute")
+            with pytest.raises(AppError, match=r"^other_arguments: unknown nonsense \(known: "):
+                client.predict(**fields, other_arguments='{"nonsense": 1}', api_name="/compute")
+            assert process.poll() is None, name  # still serving after the bad input
+            assert client.predict(**fields, other_arguments=others, api_name="/compute") == pytest.approx(expected)
