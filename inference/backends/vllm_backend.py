@@ -2,9 +2,11 @@
 vLLM distributes itself (see docs/running-and-backends.md); this backend adds no distribution of its own.
 
 Requests go to the engine in chunks of `chunk_size` (vLLM batches within a chunk as it likes), and each chunk's
-results reach `on_result` before the next chunk starts, so a crash loses at most one chunk. Under
-`accelerate launch` each process is one data-parallel replica pinned to its own GPU (`PartialState().device`);
-for one model over several GPUs use `tensor_parallel_size` in a plain (not accelerate-launched) process.
+results reach `on_result` before the next chunk starts, so a crash loses at most one chunk. A request vLLM refuses
+(a prompt longer than the model's context, a schema it cannot compile) is a failed call of its own: the chunk is
+halved until each refused request stands alone, and the others run. Under `accelerate launch` each process is one
+data-parallel replica pinned to its own GPU (`PartialState().device`); for one model over several GPUs use
+`tensor_parallel_size` in a plain (not accelerate-launched) process.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import copy
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result, deliver
 from .options import Count, Seed, Share
+from .vllm_engine import StructuredOutputsBackend, compact_json, cpu_kv_cache_space, engine_description
 
 
 def pin_to_this_process_gpu() -> None:
@@ -28,6 +32,13 @@ def pin_to_this_process_gpu() -> None:
     state = PartialState()
     if state.num_processes > 1 and getattr(state.device, "type", "") == "cuda":
         os.environ["CUDA_VISIBLE_DEVICES"] = str(state.local_process_index)
+
+
+def refusal_errors(vllm: Any) -> tuple[type[BaseException], ...]:
+    """What vLLM raises for a request it refuses before running it: its client error (0.11+), else ValueError."""
+    exceptions = getattr(vllm, "exceptions", None)
+    client = getattr(exceptions, "VLLMClientError", None)
+    return (ValueError, client) if isinstance(client, type) else (ValueError,)
 
 
 class VLLMBackend:
@@ -44,6 +55,9 @@ class VLLMBackend:
         distributed_executor_backend: str | None = None,
         trust_remote_code: bool = False,
         chunk_size: Count = 256,
+        enforce_eager: bool = False,
+        structured_outputs_backend: StructuredOutputsBackend = "guidance",
+        kv_cache_space_gib: Count | None = None,
     ):
         if int(chunk_size) <= 0:
             raise ValueError(f"vllm chunk_size must be a positive integer, got {chunk_size!r}")
@@ -53,18 +67,24 @@ class VLLMBackend:
         self.vllm = vllm
         self.name = f"vllm:{model}"
         self.chunk_size = int(chunk_size)
-        self.llm = vllm.LLM(
-            model=model,
-            tensor_parallel_size=tensor_parallel_size,
-            pipeline_parallel_size=pipeline_parallel_size,
-            gpu_memory_utilization=gpu_memory_utilization,
-            max_model_len=max_model_len,
-            enable_prefix_caching=enable_prefix_caching,
-            seed=seed,
-            dtype=dtype,
-            distributed_executor_backend=distributed_executor_backend,
-            trust_remote_code=trust_remote_code,
-        )
+        self.compact = compact_json(vllm, structured_outputs_backend)
+        self.engine = engine_description(vllm, structured_outputs_backend, self.compact)
+        self.refused = refusal_errors(vllm)
+        with cpu_kv_cache_space(kv_cache_space_gib):
+            self.llm = vllm.LLM(
+                model=model,
+                tensor_parallel_size=tensor_parallel_size,
+                pipeline_parallel_size=pipeline_parallel_size,
+                gpu_memory_utilization=gpu_memory_utilization,
+                max_model_len=max_model_len,
+                enable_prefix_caching=enable_prefix_caching,
+                seed=seed,
+                dtype=dtype,
+                distributed_executor_backend=distributed_executor_backend,
+                trust_remote_code=trust_remote_code,
+                enforce_eager=enforce_eager,
+                **self.compact.engine_args,
+            )
 
     def sampling(self, config: GenerationConfig):
         """The model's own defaults (its generation_config), overridden by what the config sets."""
@@ -90,10 +110,11 @@ class VLLMBackend:
             return params
         own = params.clone() if hasattr(params, "clone") else copy.deepcopy(params)
         sampling = self.vllm.sampling_params
+        compact = {"disable_any_whitespace": True} if self.compact.request_flag else {}
         if hasattr(sampling, "StructuredOutputsParams"):  # vLLM >= 0.10.2
-            own.structured_outputs = sampling.StructuredOutputsParams(json=schema, disable_any_whitespace=True)
+            own.structured_outputs = sampling.StructuredOutputsParams(json=schema, **compact)
         else:
-            own.guided_decoding = sampling.GuidedDecodingParams(json=schema)
+            own.guided_decoding = sampling.GuidedDecodingParams(json=schema, **compact)
         return own
 
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
@@ -106,25 +127,37 @@ class VLLMBackend:
 
     def generate_chunk(self, requests: Sequence[Request], params, config: GenerationConfig) -> list[Result]:
         began = time.perf_counter()
+
+        def per(part: Sequence[Request]) -> list:
+            return [self.constrained(params, r.json_schema) for r in part]
+
+        def chat(part: Sequence[Request]) -> list:
+            return self.llm.chat([list(r.messages) for r in part], per(part))
+
+        def raw(part: Sequence[Request]) -> list:
+            return self.llm.generate([prompt_text(r) for r in part], per(part))
+
         chats = [r for r in requests if r.messages is not None and config.chat_template]
         raws = [r for r in requests if not (r.messages is not None and config.chat_template)]
-        outputs = {}
-        if chats:
-            per_chat = [self.constrained(params, r.json_schema) for r in chats]
-            for request, output in zip(chats, self.llm.chat([list(r.messages) for r in chats], per_chat), strict=True):
-                outputs[request.key] = output
-        if raws:
-            prompts = [
-                r.prompt if r.prompt is not None else "\n\n".join(m["content"] for m in r.messages) for r in raws
-            ]
-            per_raw = [self.constrained(params, r.json_schema) for r in raws]
-            for request, output in zip(raws, self.llm.generate(prompts, per_raw), strict=True):
-                outputs[request.key] = output
+        outputs = (self.answers(chats, chat) if chats else {}) | (self.answers(raws, raw) if raws else {})
         seconds = (time.perf_counter() - began) / max(1, len(requests))
         return [self.result(request, outputs[request.key], seconds) for request in requests]
 
-    @staticmethod
-    def result(request: Request, output, seconds: float) -> Result:
+    def answers(self, requests: Sequence[Request], run: Callable[[Sequence[Request]], list]) -> dict[str, Any]:
+        """Each request's output, or the message of vLLM's refusal when it refuses that request alone (vLLM checks
+        every request of a call before running any, and runs none of them if it refuses one)."""
+        try:
+            return {r.key: output for r, output in zip(requests, run(requests), strict=True)}
+        except self.refused as error:
+            if len(requests) == 1:
+                return {requests[0].key: f"vLLM refused the request: {error}"}
+            half = len(requests) // 2
+            return self.answers(requests[:half], run) | self.answers(requests[half:], run)
+
+    def result(self, request: Request, output, seconds: float) -> Result:
+        extra = {"engine": self.engine}
+        if isinstance(output, str):
+            return Result(request.key, "", None, None, None, seconds, error=output, extra=extra)
         completion = output.outputs[0]
         return Result(
             key=request.key,
@@ -133,7 +166,12 @@ class VLLMBackend:
             prompt_tokens=len(output.prompt_token_ids or []),
             completion_tokens=len(completion.token_ids),
             seconds=seconds,
+            extra=extra,
         )
 
     def close(self) -> None:
         self.llm = None
+
+
+def prompt_text(request: Request) -> str:
+    return request.prompt if request.prompt is not None else "\n\n".join(m["content"] for m in request.messages)
