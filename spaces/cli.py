@@ -35,7 +35,12 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
         "repo id such as ORG/hellobench, or a folder built by `build hellobench`), or a folder of model folders "
         "(<model>/<task>_results.jsonl[.gz]); give it or --runs",
     )
-    space.add_argument("--db", type=Path, default=Path("votes.sqlite"), help="SQLite file of votes")
+    space.add_argument(
+        "--db",
+        type=Path,
+        default=Path("votes.sqlite"),
+        help="SQLite file of votes: created if missing (or empty); any other database is refused and left as it is",
+    )
     space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")
     space.add_argument("--source", type=source_folder, help="HelloBench source folder")
     space.add_argument(
@@ -47,7 +52,12 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
     space.add_argument("--port", type=port, help="port (default: $GRADIO_SERVER_PORT, else gradio's choice from 7860)")
     space.set_defaults(handler=run_space)
     export = subparsers.add_parser("space-export", help="export votes and annotations (CSV, JSONL)")
-    export.add_argument("--db", type=Path, default=Path("votes.sqlite"))
+    export.add_argument(
+        "--db",
+        type=Path,
+        default=Path("votes.sqlite"),
+        help="the Space's SQLite file of votes (any other database is refused and left as it is)",
+    )
     export.add_argument(
         "--out",
         type=Path,
@@ -73,11 +83,14 @@ def run_space(args: argparse.Namespace) -> int:
 def run_space_export(args: argparse.Namespace) -> int:
     from longform_eval.spaces.export import check_export_folder
     from longform_eval.spaces.hub_votes import push_votes_to_hub
-    from longform_eval.spaces.storage import VoteStore
+    from longform_eval.spaces.storage import NotAVotesDatabase, VoteStore
+    from longform_eval.spaces.votes_file import check_votes_file
 
-    if not args.db.is_file():
+    if not args.db.exists():
         raise FileNotFoundError(f"--db {args.db}: no such file")
-    check_export_folder(args.out)  # before the store opens (and may migrate) the database
+    if not check_votes_file(args.db, f"--db {args.db}"):  # read-only: a foreign database is left as it is
+        raise NotAVotesDatabase(f"--db {args.db}: holds no votes (an empty file or database); nothing to export")
+    check_export_folder(args.out)  # both before the store opens (and may migrate) the database, and --out is made
     store = VoteStore(args.db)
     for path in store.export(args.out):
         print(path)

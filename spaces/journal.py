@@ -2,15 +2,18 @@
 
 Layout (the same on disk and in the Hub repo that keeps it): `votes/<name>.jsonl` and `annotations/<name>.jsonl`,
 one name per process (the time it started and a random suffix), so two processes (two replicas of a Space, a
-restart) never write the same file. A line is written whole while holding the lock that the uploader takes to
-list the files and their sizes, so an upload holds whole lines only. Reading a journal back checks every record
-as the store does and skips a damaged line with a warning naming its file and line; the store's `import_records`
-skips what it holds already (a vote by its comparison token), so an import can be repeated.
+restart) never write the same file, and only ever the folder's own regular file: a symlink, a hard link or a FIFO
+there is refused (`UnsafeLogFile`, as a run's logs are). A line is written whole while holding the lock that the
+uploader takes to list the files and their sizes, so an upload holds whole lines only. Reading a journal back
+checks every record as the store does and skips a damaged line with a warning naming its file and line; the
+store's `import_records` skips what it holds already (a vote by its comparison token), so an import can be
+repeated.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import uuid
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from longform_eval.inference.runner.records import open_own_log
 from longform_eval.spaces.records import ANNOTATION_KEY, annotation_row, key, vote_identity, vote_of_record, vote_row
 from longform_eval.spaces.storage import VoteStore
 
@@ -44,8 +48,8 @@ class VoteJournal:
         path = self.path(kind)
         with self.lock:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as file:
-                file.write(text)
+            with os.fdopen(open_own_log(path), "ab") as file:  # never through a symlink, nor into a FIFO or device
+                file.write(text.encode("utf-8"))
 
 
 @dataclass

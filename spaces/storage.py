@@ -35,7 +35,8 @@ from longform_eval.spaces.records import (
     vote_record,
     vote_row,
 )
-from longform_eval.spaces.schema import SCHEMA_VERSION, migrate
+from longform_eval.spaces.schema import SCHEMA_VERSION, NotAVotesDatabase, migrate
+from longform_eval.spaces.votes_file import check_votes_file
 
 BUSY_TIMEOUT_S = 30  # a writer waits this long for another writer's lock (30 clients voting at once) before failing
 ANNOTATION_INSERT = f"INSERT INTO annotations ({', '.join(ANNOTATION_FIELDS)}) VALUES ({', '.join('?' * 7)})"
@@ -57,13 +58,21 @@ class Journal(Protocol):
 
 class VoteStore:
     def __init__(self, path: str | Path, journal: Journal | None = None):
+        """The store in the votes database at `path`, created there if there is no file or an empty one, migrated if
+        it is of an older schema version.
+
+        Raises:
+            NotAVotesDatabase: `path` is not a votes database this toolkit made (another application's, one of a
+                newer schema version, not a database): checked read-only, before anything is written.
+        """
         self.path = Path(path)
         self.journal = journal
+        check_votes_file(self.path)  # read-only: nothing is written to a database that is refused
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.transaction() as connection:  # one process creates or migrates; the others wait, then see it done
+            migrate(connection, self.path)  # checks the database again, under the write lock, before changing it
         with self.connect() as connection:
             connection.execute("PRAGMA journal_mode=WAL")
-        with self.transaction() as connection:  # one process creates or migrates; the others wait, then see it done
-            migrate(connection, self.path)
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
@@ -211,9 +220,10 @@ class VoteStore:
             OutputFolderError: `folder` exists and is neither empty nor an earlier export holding nothing but the
                 files its marker lists (nothing is written then).
         """
+        votes = [asdict(v) for v in self.votes()]  # read before the folder and its marker are made
+        annotations = self.annotations()
         folder = export_folder(folder)
         write_listing(folder, EXPORT_MARKER, {"written_by": "longform-eval space-export"}, EXPORT_FILES)
-        votes = [asdict(v) for v in self.votes()]
         fields = list(Vote.__dataclass_fields__)
         table = io.StringIO(newline="")
         writer = csv.DictWriter(table, fieldnames=fields)
@@ -221,7 +231,7 @@ class VoteStore:
         writer.writerows({key: csv_cell(value) for key, value in vote.items()} for vote in votes)
         write_text_atomic(folder / "votes.csv", table.getvalue())
         write_text_atomic(folder / "votes.jsonl", "".join(json.dumps(v) + "\n" for v in votes))
-        write_text_atomic(folder / "annotations.jsonl", "".join(json.dumps(a) + "\n" for a in self.annotations()))
+        write_text_atomic(folder / "annotations.jsonl", "".join(json.dumps(a) + "\n" for a in annotations))
         return [folder / name for name in EXPORT_FILES]
 
 
@@ -248,6 +258,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "AlreadyVoted",
     "Journal",
+    "NotAVotesDatabase",
     "Vote",
     "VoteStore",
     "csv_cell",

@@ -94,8 +94,7 @@ def test_each_runs_interval_holds_its_published_score_and_is_the_same_when_score
         for task, figures in scores["tasks"].items():
             assert scores["intervals"][task]["low"] <= figures["score"] <= scores["intervals"][task]["high"]
         again = uncertainty_fields(create_benchmark("hellobench", "all"), [scores])
-        # Seeded, and the same code on the same rows (read back exactly from scores.json) in the same process as
-        # the score command: bit-identical (another machine's BLAS agrees to about 1e-12 only).
+        # Same code, same rows (read back exactly), same process as the score command: bit-identical by construction.
         assert again["intervals"] == scores["intervals"]
 
 

@@ -18,9 +18,10 @@ from longform_eval.spaces.leaderboard import (
 )
 from longform_eval.spaces.records import ANNOTATION_FIELDS, annotation_row, vote_row
 from longform_eval.spaces.safe_markdown import inert_markdown
-from longform_eval.spaces.storage import SCHEMA_VERSION, AlreadyVoted, Vote, VoteStore, csv_cell
+from longform_eval.spaces.storage import SCHEMA_VERSION, AlreadyVoted, NotAVotesDatabase, Vote, VoteStore, csv_cell
 
 from .conftest import HOSTILE
+from .legacy_databases import legacy_database
 
 MODELS = ("m1", "m2", "m3", "m4")
 OUTCOMES = ("A", "B", "equally_good", "equally_bad")
@@ -111,22 +112,8 @@ def test_four_votes_fired_at_once_for_one_comparison_store_one_row(tmp_path):
     assert store.count() == 1 and store.votes()[0].token == "comparison-1" and store.has_vote("comparison-1")
 
 
-SCHEMA_1_VOTES = """CREATE TABLE votes (id INTEGER PRIMARY KEY AUTOINCREMENT, annotator TEXT NOT NULL,
-session TEXT NOT NULL, created REAL NOT NULL, item_id TEXT NOT NULL, model_a TEXT NOT NULL, model_b TEXT NOT NULL,
-order_shown TEXT NOT NULL, outcome TEXT NOT NULL, judge_outcome TEXT, judge_flipped INTEGER)"""
-
-
 def test_a_schema_1_database_is_migrated_and_keeps_its_votes(tmp_path):
-    path = tmp_path / "votes.sqlite"
-    connection = sqlite3.connect(path)
-    connection.execute(SCHEMA_1_VOTES)
-    connection.execute(
-        "INSERT INTO votes (annotator, session, created, item_id, model_a, model_b, order_shown, outcome) "
-        "VALUES ('old', 's', 1.0, 'chat_002', 'm1', 'm2', 'sorted', 'B')"
-    )
-    connection.execute("PRAGMA user_version=1")
-    connection.commit()
-    connection.close()
+    path = legacy_database(tmp_path / "votes.sqlite", 1)
     store = VoteStore(path)
     assert SCHEMA_VERSION == 2 and sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
     assert store.votes() == [Vote("old", "s", "chat_002", "m1", "m2", "sorted", "B", created=1.0)]
@@ -140,7 +127,9 @@ def test_a_schema_1_database_is_migrated_and_keeps_its_votes(tmp_path):
 def test_a_database_newer_than_the_code_fails_clearly(tmp_path):
     path = tmp_path / "votes.sqlite"
     sqlite3.connect(path).execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
-    with pytest.raises(RuntimeError, match="schema version 3 is newer than this code"):
+    with pytest.raises(
+        NotAVotesDatabase, match="schema version 3, newer than this longform-eval knows \\(2\\); upgrade"
+    ):
         VoteStore(path)
 
 
