@@ -23,6 +23,7 @@ from typing import Any
 
 import gradio as gr
 
+from longform_eval.inference.hub.client import guard_hub_client
 from longform_eval.inference.hub.sources import local_path
 from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
@@ -212,6 +213,7 @@ def run_paths(value: str | Sequence[str | Path] | None) -> list[str]:
 
 def main(settings: dict[str, Any] | None = None) -> None:
     settings = settings or {}
+    guard_hub_client()  # a deployed Space runs this file, not the CLI: its Hub calls get timeouts and checks too
     runs = run_paths(settings.get("runs") or os.environ.get("LONGFORM_EVAL_RUNS"))
     released = settings.get("released") or os.environ.get("LONGFORM_EVAL_RELEASED", "").strip() or None
     if not (runs or released):

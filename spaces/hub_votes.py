@@ -20,8 +20,9 @@ from collections.abc import Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-from huggingface_hub import CommitScheduler, HfApi, get_token, snapshot_download
+from huggingface_hub import CommitScheduler, HfApi, get_token
 
+from longform_eval.inference.hub.snapshot import fenced_snapshot
 from longform_eval.inference.hub.sources import DATASETS_PREFIX, checked_repo_id
 from longform_eval.spaces.export import EXPORT_MARKER
 from longform_eval.spaces.journal import KINDS, VoteJournal, missing_records, read_journal
@@ -124,9 +125,7 @@ def keep_votes(store: VoteStore, setting: VotesRepo, api: HfApi | None = None) -
     if not (api.token or get_token()):
         raise ValueError(f"{where} needs a token that can write it in HF_TOKEN")
     private_repo(api, setting.repo_id, where)
-    snapshot = snapshot_download(
-        setting.repo_id, repo_type="dataset", allow_patterns=PATTERNS, endpoint=api.endpoint, token=api.token
-    )
+    snapshot = fenced_snapshot(setting.repo_id, allow_patterns=PATTERNS, api=api)
     records = read_journal(snapshot, f"{DATASETS_PREFIX}{setting.repo_id}")
     restored = store.import_records(records.votes, records.annotations)
     folder = tempfile.mkdtemp(prefix="longform-eval-votes-")  # removed by `HubJournal.close`

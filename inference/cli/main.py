@@ -21,6 +21,7 @@ from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.metric import cli as metric_cli
 
 from ..backends import MissingExtraError
+from ..hub.client import guard_hub_client
 from ..runner import RunConfigMismatch
 from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
 from ..secret_values import scrub
@@ -88,6 +89,7 @@ def error_line(error: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    guard_hub_client()  # every Hub request of every command: a timeout, its answers checked (hub/client.py)
     try:
         args = parser().parse_args(argv)
     except CommandLineError as error:

@@ -17,6 +17,7 @@ from huggingface_hub.errors import RepositoryNotFoundError
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message, unreachable_errors
 
 from ..url_secrets import mask_url_secrets
+from .client import guard_hub_client
 from .release_plan import Release, RepoPlan
 from .remote import changed_paths, remote_files
 from .space_apply import apply_settings, prepare_private_datasets
@@ -88,6 +89,7 @@ def publish_release(
     message = offline_message(f"publish the release to {release.org}")
     if message:
         raise HubUnavailableError(message)
+    guard_hub_client()  # a timeout on every call, the answers checked (client.py)
     api = api or HfApi()
     for repo in release.repos:
         if repo.settings is not None:

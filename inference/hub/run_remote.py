@@ -18,6 +18,8 @@ from huggingface_hub.hf_api import RepoFile
 from ..report.markdown import load_scores
 from ..runner.folder import CONFIG_FILE, RunFolderError, read_config
 from ..runner.schema import SchemaMismatch
+from ..url_secrets import mask_url_secrets
+from .client import checked_commit, guard_hub_client
 from .sources import hub_path, join
 
 REPO_TYPE = "dataset"
@@ -62,8 +64,13 @@ class RemoteRepo:
     files: dict[str, RepoFile]
     texts: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.commit is not None:  # the server's word, which hf_hub_download would make a path of (client.py)
+            checked_commit(self.commit, f"{mask_url_secrets(self.api.endpoint)} for the dataset repo {self.repo_id}")
+
     def download(self, path: str) -> Path:
         """The file in the Hugging Face cache (read-only: never written here)."""
+        guard_hub_client()
         local = hf_hub_download(
             self.repo_id,
             path,

@@ -2,7 +2,8 @@
 
 The repo is downloaded with `huggingface_hub.snapshot_download` into the Hugging Face cache, once: a later call
 finds the files there (with offline mode on, or the Hub unreachable, the cached snapshot is used as it is). The
-folder returned is the cache's: callers read it and never write there.
+folder returned is the cache's: callers read it and never write there. Whatever the server answers, nothing is
+written outside the cache (`snapshot.fenced_snapshot`), and an answer no Hub sends is one line naming the repo.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from huggingface_hub import constants, snapshot_download
+import httpx2
+from huggingface_hub import constants
 from huggingface_hub.errors import (
     LocalEntryNotFoundError,
     OfflineModeIsEnabled,
@@ -24,6 +26,8 @@ from huggingface_hub.errors import (
 from longform_eval.dataset_builder.hub import checked_repo_id
 
 from ..url_secrets import mask_url_secrets
+from .client import HubAnswerError
+from .snapshot import fenced_snapshot
 
 HUB_PREFIX = "hf://"
 DATASETS_PREFIX = f"{HUB_PREFIX}datasets/"
@@ -94,13 +98,19 @@ def parse_hub_path(value: str) -> tuple[str, str | None, str]:
     """`(repo_id, revision or None, path in the repo or "")`; ValueError naming `value` if it is not of the form."""
     match = HUB_PATH.fullmatch(value.removeprefix(DATASETS_PREFIX)) if value.startswith(DATASETS_PREFIX) else None
     path = (match["path"] or "").rstrip("/") if match else ""
-    if match is None or any(part in ("", ".", "..") for part in path.split("/") if path):
+    revision = (match["revision"] or "") if match else ""
+    if match is None or any(part in ("", ".", "..") for part in path.split("/") if path) or not safe_name(revision):
         raise ValueError(f"{value}: not a Hub dataset path; expected {FORM}")
     try:
         checked_repo_id(match["repo"], "the repo")
     except ValueError as error:
         raise ValueError(f"{value}: not a Hub dataset path: {error}") from None
     return match["repo"], match["revision"], path
+
+
+def safe_name(revision: str) -> bool:
+    """Whether a revision (or "" for none) is no path out of the cache's `refs/` folder."""
+    return revision not in (".", "..") and "\\" not in revision
 
 
 def join(folder: str, name: str) -> str:
@@ -138,7 +148,7 @@ def download(value: str, repo_id: str, revision: str | None, path: str) -> str:
     """The snapshot folder, with only `path` (file or folder) fetched when one is named."""
     patterns = [path, f"{path}/"] if path else None  # `dir/` matches everything under dir
     try:
-        return snapshot_download(repo_id, repo_type="dataset", revision=revision, allow_patterns=patterns)
+        return fenced_snapshot(repo_id, repo_type="dataset", revision=revision, allow_patterns=patterns)
     except RepositoryNotFoundError as error:
         raise FileNotFoundError(
             f"{value}: no dataset repo {repo_id} on {mask_url_secrets(constants.ENDPOINT)} (or it is private and the "
@@ -148,12 +158,17 @@ def download(value: str, repo_id: str, revision: str | None, path: str) -> str:
         raise FileNotFoundError(f"{value}: the dataset repo {repo_id} has no revision {revision!r}") from error
     except LocalEntryNotFoundError as error:
         raise FileNotFoundError(f"{value}: not in the local Hugging Face cache and {why_unreachable(error)}") from error
+    except HubAnswerError as error:
+        raise HubAnswerError(f"{value}: {error}") from None
 
 
 def why_unreachable(error: LocalEntryNotFoundError) -> str:
     if constants.HF_HUB_OFFLINE or isinstance(error.__cause__, OfflineModeIsEnabled):
         return "offline mode is on (HF_HUB_OFFLINE); unset it to download the repo"
-    return f"the Hub at {mask_url_secrets(constants.ENDPOINT)} cannot be reached"
+    hub = f"the Hub at {mask_url_secrets(constants.ENDPOINT)}"
+    if isinstance(error.__cause__, httpx2.TimeoutException):
+        return f"{hub} did not answer within {constants.HF_HUB_DOWNLOAD_TIMEOUT} s (HF_HUB_DOWNLOAD_TIMEOUT)"
+    return f"{hub} cannot be reached"
 
 
 __all__ = [
