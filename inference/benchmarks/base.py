@@ -136,6 +136,9 @@ class Benchmark(ABC):
     headline_scale: ClassVar[str | None] = None  # the range of the headline figure, e.g. "-300..100"
     headline_figure: ClassVar[str | None] = None  # its name in scores.json's `intervals` (None: the first there)
     percent_figures: ClassVar[frozenset[str]] = frozenset()  # figures scores.json keeps as fractions, printed x100
+    # What the benchmark's figures look like in scores.json (see `layouts.py`): `report` checks a scores.json against
+    # it before writing anything. None: only the fields every scores.json has are checked.
+    scores_layout: ClassVar[type[BaseModel] | None] = None
     # The model under test as its backend names it (`BACKEND:MODEL`'s MODEL, e.g. "/models/Llama-3.1-8B-Instruct"),
     # set by `create_benchmark`; None when not known (imported generations). Upstream's settings may depend on it.
     model: str | None = None

@@ -38,6 +38,7 @@ from ..report.context import (
 from ..report.plots import Plot, bar_plot, scatter_plot, split_plots
 from ..report.tables import fmt, fmt_bounds, fmt_figure, interval_of, markdown_table
 from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
+from .layouts import HelloBenchLayout
 from .registry import register_benchmark
 
 
@@ -53,6 +54,7 @@ class HelloBench(Benchmark):
     text_field = "instruction"
     headline_scale = "-300..100"
     headline_figure = "overall"
+    scores_layout = HelloBenchLayout
 
     def paper_settings(self) -> PaperSettings:
         settings = helloeval_settings()

@@ -53,6 +53,7 @@ from .base import (
     ReportSection,
     paper_settings_from,
 )
+from .layouts import LongBenchWriteLayout
 from .registry import register_benchmark
 
 FILL_RESCUE = "missing_dimension_filled_with_3"
@@ -105,6 +106,7 @@ class LongBenchWrite(Benchmark):
     text_field = "prompt"
     headline_scale = "0..100"
     headline_figure = "s"
+    scores_layout = LongBenchWriteLayout
     Args = LongBenchWriteArgs
 
     def paper_settings(self) -> PaperSettings:

@@ -32,6 +32,7 @@ from ..backends.base import Request
 from ..report.plots import line_plot, split_plots
 from ..report.tables import fmt, fmt_figure, fmt_figures, markdown_table
 from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, ReportSection, paper_settings_from
+from .layouts import LongGenBenchLayout
 from .registry import register_benchmark
 
 PER_ENTRY_WORDS = re.compile(r"(?:at least|a minimum of|between) (\d+)(?: (?:and|to) \d+)? words")
@@ -58,6 +59,7 @@ class LongGenBench(Benchmark):
     text_field = "prompt"
     headline_scale = "0..100"
     headline_figure = "wavg"
+    scores_layout = LongGenBenchLayout
 
     @property
     def setting(self) -> str:

@@ -26,6 +26,7 @@ from ..backends.base import Request
 from ..config import GenerationConfig
 from ..report.tables import fmt, fmt_figure, holds, interval_of
 from .base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, ReportSection, sampling_config
+from .layouts import PairwiseLayout
 from .pairwise_baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
 from .pairwise_calls import PairItem, item_verdict, pair_calls, parse_reply
 from .pairwise_scores import JudgedItem, score_items
@@ -64,6 +65,7 @@ class PairwiseBenchmark(Benchmark):
     parsers = (PARSER,)
     headline_scale = "0..100"
     headline_figure = "win_rate"
+    scores_layout = PairwiseLayout
     percent_figures = frozenset({"win_rate", "length_controlled_win_rate"})
     baseline_benchmarks: ClassVar[tuple[str, ...]]
     same_config_baseline: ClassVar[bool] = True  # a baseline run folder must be of this benchmark config

@@ -19,13 +19,14 @@ from ..backends.shared import SharedBackends
 from ..benchmarks import create_benchmark
 from ..hub.run_copy import local_runs
 from ..hub.sources import hub_or_local_path
-from ..report.comparisons import comparisons_path
 from ..report.comparisons_view import print_comparison_view
 from ..report.lengths import print_length_view
 from ..report.markdown import print_leaderboard, save_invocation, summary_lines, write_report
 from ..report.pairwise import print_pairwise_view
 from ..report.power_plan import PowerReference, power_lines, power_reference
+from ..report.run_checks import check_record_logs, checked_runs
 from ..runner import Run, RunConfig
+from ..runner.folder import check_writable_folder
 from ..runner.parallel import is_main_process
 from ..runner.pending import PendingCalls, pending_calls
 from ..runner.run import read_config
@@ -239,6 +240,9 @@ def judge_changes(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def command_score(args: argparse.Namespace) -> int:
+    read_config(args.folder)  # a folder of another schema is named as such, not by its records
+    check_writable_folder(args.folder)  # a log that is a link or no regular file is named as such
+    check_record_logs(args.folder)  # every record, before the folder is opened for writing
     run = Run.open(args.folder)
     run.score()
     print_leaderboard([run.folder])
@@ -247,15 +251,14 @@ def command_score(args: argparse.Namespace) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     args.folders = local_runs(args.folders, args.out)  # a Hub run: its local copy (the HF cache stays read-only)
-    if len(args.folders) > 1:
-        comparisons_path(args.folders)  # refuses a comparisons.json it did not write before anything is written
+    pending = checked_runs(args.folders)  # every file it reads, for every run, before anything is written
     for folder in args.folders:
         print(write_report(folder))
     print_length_view(args.folders)
     print_pairwise_view(args.folders)
     print_leaderboard(args.folders)
     print_comparison_view(args.folders)
-    return report_pending([pending_calls(Run.open(folder, read_only=True)) for folder in args.folders])
+    return report_pending(pending)
 
 
 def report_pending(folders: list[PendingCalls]) -> int:

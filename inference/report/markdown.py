@@ -7,7 +7,6 @@ published figures shown beside them (`Benchmark.context`).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +18,10 @@ from longform_eval.dataset_builder.atomic import write_text_atomic
 
 from ..benchmarks import Benchmark, create_benchmark
 from .context import RunContext, context_lines
-from .tables import fmt, fmt_interval, markdown_table
+from .scores_file import load_scores
+from .tables import fmt, fmt_interval
+from .timings import STAGES, read_timings, save_invocation, timing_lines
 from .uncertainty import interval_sentences, judge_temperature, variance_lines
-
-TIMINGS_FILE = "timings.json"
-STAGES = ("generate", "judge", "score", "report")
-
-
-def load_scores(folder: Path) -> dict[str, Any]:
-    path = Path(folder) / "scores.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: missing; run `longform-eval score {folder}` first")
-    try:
-        scores = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path}: not valid JSON ({error}); run `longform-eval score {folder}` again") from error
-    if not isinstance(scores, dict) or not all(isinstance(scores.get(key), str) for key in ("benchmark", "model")):
-        raise ValueError(f"{path}: not a scores file (a JSON object with benchmark, model, ...); run `score` again")
-    return scores
 
 
 def benchmark_of(scores: dict[str, Any]) -> Benchmark:
@@ -50,6 +35,7 @@ def scale_of(benchmark: Benchmark) -> str:
 def write_report(folder: str | Path) -> Path:
     folder = Path(folder)
     scores = load_scores(folder)
+    invocations = read_timings(folder)  # read (and checked) before any plot is drawn
     benchmark = benchmark_of(scores)
     headline, details = benchmark.headline(scores)
     lines = [
@@ -89,7 +75,7 @@ def write_report(folder: str | Path) -> Path:
     context = benchmark.context(scores, folder)
     if context is not None:
         lines += ["", *context_lines(context, scores.get("judge"))]
-    lines += timing_lines(read_timings(folder))
+    lines += timing_lines(invocations)
     return write_text_atomic(folder / "report.md", "\n".join(lines).rstrip("\n") + "\n")
 
 
@@ -160,44 +146,7 @@ def print_leaderboard(folders: list[Path]) -> None:
     console.print(leaderboard(folders))
 
 
-# ----- stage times (timings.json) and the closing summary --------------------------------------------------------
-def read_timings(folder: Path) -> list[dict[str, Any]]:
-    """The invocations recorded in timings.json, oldest first."""
-    path = Path(folder) / TIMINGS_FILE
-    return json.loads(path.read_text(encoding="utf-8"))["invocations"] if path.is_file() else []
-
-
-def save_invocation(folder: Path, invocation: dict[str, Any]) -> Path:
-    """Record one invocation's stage times, replacing an earlier record of the same invocation (`started`)."""
-    kept = [i for i in read_timings(folder) if i["started"] != invocation["started"]]
-    document = {"invocations": [*kept, invocation]}
-    return write_text_atomic(Path(folder) / TIMINGS_FILE, json.dumps(document, indent=2) + "\n")
-
-
-def timing_lines(invocations: list[dict[str, Any]]) -> list[str]:
-    if not invocations:
-        return []
-    latest = invocations[-1]
-    rows = [(stage, fmt(latest["seconds"].get(stage), 1), fmt(total(invocations, stage), 1)) for stage in STAGES]
-    count = f"{len(invocations)} invocation" + ("s" if len(invocations) > 1 else "")
-    return [
-        "",
-        "## Wall time per stage",
-        "",
-        f"The latest invocation (started {latest['started']}: model calls {latest['model_calls']}, judge calls "
-        f"{latest['judge_calls']}) and all {count} on this folder. Generate and judge include loading their model; "
-        "the latest report stage is timed after this file is written.",
-        "",
-        *markdown_table(("stage", "latest (s)", "all invocations (s)"), rows),
-    ]
-
-
-def total(invocations: list[dict[str, Any]], stage: str) -> float | None:
-    """Seconds spent in `stage` over the invocations that ran it; None when none did."""
-    spent = [i["seconds"][stage] for i in invocations if stage in i["seconds"]]
-    return sum(spent) if spent else None
-
-
+# ----- the closing summary ------------------------------------------------------------------------------------
 def scored_counts(scores: dict[str, Any]) -> str:
     """Scored and unscored counts in the benchmark's unit (rows or outputs; LongGenBench-style judged checks)."""
     if "n_scored" in scores:

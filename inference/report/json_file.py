@@ -1,0 +1,87 @@
+"""The JSON files of a run folder the toolkit wrote itself (scores.json, timings.json), read as it wrote them.
+
+Python's `json` reads the tokens NaN, Infinity and -Infinity, and a number too large for a float (1e999) as
+infinity; the toolkit never writes any of them (a figure it cannot compute is null), so one found in these files
+means the file was damaged: it is refused, naming the file and the field, instead of being printed as `nan`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..user_errors import validation_problem
+
+
+class DamagedFile(ValueError):
+    """A run-folder file that is not as the toolkit writes it; the message names the file and what is wrong."""
+
+
+def read_json(path: Path, advice: str) -> Any:
+    """The JSON document in `path`; a DamagedFile naming `path` (and the field) if it is not valid JSON or holds a
+    number that is not finite. `advice` ends the message: how to get a good file back."""
+    try:
+        document = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DamagedFile(f"{path}: not valid JSON ({error}); {advice}") from None
+    found = next(non_finite(document), None)
+    if found is not None:
+        where, value = found
+        name = "NaN" if math.isnan(value) else f"{'-' if value < 0 else ''}Infinity"
+        raise DamagedFile(
+            f"{path}: field '{where}': {name} is not a number (a figure is a finite number, or null for none); {advice}"
+        )
+    return document
+
+
+def non_finite(value: Any, where: str = "") -> Iterator[tuple[str, float]]:
+    """(dotted field path, value) of every NaN or infinite number in a JSON document, in document order."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield where or "value", value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from non_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from non_finite(item, f"{where}.{index}" if where else str(index))
+
+
+def check_layout(path: Path, layout: type[BaseModel], document: Any, advice: str) -> None:
+    """A DamagedFile naming `path` and the first field of `document` that `layout` refuses (strict types)."""
+    try:
+        layout.model_validate(document, strict=True)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        named = f"field '{field_of(document, first['loc'], first['type'] == 'missing')}': " if first["loc"] else ""
+        problem = validation_problem(error).replace(f"field '{dotted(first['loc'])}': ", named, 1)
+        raise DamagedFile(f"{path}: {problem}; {advice}") from None
+
+
+def dotted(loc: tuple[str | int, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "value"
+
+
+def field_of(document: Any, loc: tuple[str | int, ...], missing: bool) -> str:
+    """The dotted path of `loc` in `document`, without the names pydantic adds for the member of a union it tried
+    (`variance_split.str` is the field `variance_split`); a `missing` field's own name is kept."""
+    found: list[str | int] = []
+    node = document
+    for part in loc:
+        if holds(node, part):
+            node = node[part]
+            found.append(part)
+    if missing and loc and (not found or found[-1] != loc[-1]):
+        found.append(loc[-1])
+    return dotted(tuple(found))
+
+
+def holds(node: Any, part: str | int) -> bool:
+    """Whether `part` is a key of the JSON object `node` or an index of the JSON list `node`."""
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)

@@ -1,0 +1,81 @@
+"""Every file `longform-eval report` reads, checked before it writes anything.
+
+A run folder's config.yaml (valid, and selecting the rows its records were made on), every record of its logs,
+scores.json (`scores_file`), timings.json, and, for several runs, the comparisons.json they share: a damaged one is
+one line naming the file (and the line and field), exit status 2, and no report.md, plot or view of any given run
+is rewritten. `score` checks the record logs the same way before it opens the folder for writing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..runner import Run
+from ..runner.config import RunConfigMismatch
+from ..runner.folder import CONFIG_FILE, GENERATION_LOGS, JUDGEMENT_LOGS, RunFolderError, read_config, validated_config
+from ..runner.pending import PendingCalls, pending_calls
+from ..runner.records import RecordLog
+from ..runner.schema import GenerationRecord, JudgementRecord
+from .comparisons import comparisons_path
+from .json_file import DamagedFile
+from .pairwise import pairwise_runs
+from .scores_file import SCORES_FILE, check_figures, read_scores
+from .timings import read_timings
+
+LOGS: tuple[tuple[str, type[GenerationRecord] | type[JudgementRecord]], ...] = (
+    (GENERATION_LOGS, GenerationRecord),
+    (JUDGEMENT_LOGS, JudgementRecord),
+)
+
+
+def check_record_logs(folder: Path) -> None:
+    """Every record of the folder's generation and judgement logs (shards included) is one of its type, whatever
+    model or judge made it; a RecordError names the file, the line and the field of the first that is not."""
+    for pattern, model in LOGS:
+        for path in sorted(Path(folder).glob(pattern)):
+            log = RecordLog(path, model.KEY)
+            for number, record in log.numbered():
+                log.typed(model, number, record)
+
+
+def opened_as_made(folder: Path) -> Run:
+    """The run folder read as it is (no lock, nothing written); a RunFolderError if its config.yaml now selects other
+    rows than those its records were made on (a changed selection, dataset or benchmark option)."""
+    path = folder / CONFIG_FILE
+    stored = read_config(folder)
+    config = validated_config(path, stored)
+    try:
+        return Run(folder, config, read_only=True)
+    except RunConfigMismatch:
+        changed = ", ".join(config.changed_fields(stored))  # `Run` set config.dataset_hash from the rows it selects
+        raise RunFolderError(
+            f"{path}: field '{changed}': the rows this config.yaml selects are not those the run was made on (its "
+            "selection, dataset or benchmark options were changed); restore the config.yaml the run wrote"
+        ) from None
+
+
+def checked_run(folder: Path) -> PendingCalls:
+    """One run folder's files, checked; the calls it still owes (what `report` says after writing)."""
+    run = opened_as_made(folder)
+    check_record_logs(folder)
+    pending = pending_calls(run)  # reads the current records as their types and failures.jsonl
+    scores = read_scores(folder)
+    for field, stored in (("benchmark", run.config.benchmark), ("config", run.config.benchmark_config)):
+        if scores[field] != stored:
+            raise DamagedFile(
+                f"{folder / SCORES_FILE}: field '{field}': {scores[field]!r}, but {CONFIG_FILE} says {stored!r}; "
+                f"run `longform-eval score {folder}` again"
+            )
+    check_figures(folder, scores)
+    read_timings(folder)
+    return pending
+
+
+def checked_runs(folders: Sequence[Path]) -> list[PendingCalls]:
+    """Every given run folder checked (see the module doc) before `report` writes anything for any of them."""
+    pending = [checked_run(Path(folder)) for folder in folders]
+    if len(folders) > 1:
+        comparisons_path(folders)  # refuses a comparisons.json that `report` did not write
+    pairwise_runs(list(folders))  # refuses a pairwise run whose model and baseline have one name
+    return pending

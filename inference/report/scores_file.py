@@ -1,0 +1,82 @@
+"""A run's scores.json, checked to be as `longform-eval score` writes it before anything is made from it.
+
+Checked, strictly typed: the fields every scores.json has (the run's identity and counts, `runner.schema.ScoreReport`),
+its uncertainty fields (`runner.uncertainty`), and the figures of its benchmark (`Benchmark.scores_layout`). A file
+that fails is one line naming it and the field: `report` writes nothing from a damaged scores.json.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..benchmarks import benchmark_class
+from ..benchmarks.layouts import Count, Figure, Intervals, Layout
+from ..runner.schema import ScoreReport
+from .json_file import DamagedFile, check_layout, read_json
+
+SCORES_FILE = "scores.json"
+
+
+class VarianceParts(Layout):
+    """One figure's variance split into prompts and judge, as `runner.uncertainty.judge_noise` writes it."""
+
+    se: float
+    se_twice_the_prompts: float
+    se_twice_the_judge_samples: Figure = None
+    prompt_share: float
+    judge_share: float
+    n: Count
+
+
+class StoredScores(ScoreReport):
+    """What every scores.json holds, the uncertainty fields included (absent in one written before intervals)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    judge_samples: Annotated[int, Field(ge=1)] = 1
+    judge_sd: Figure = None
+    intervals: Intervals = {}
+    interval_method: str = ""
+    variance_split: str | dict[str, VarianceParts | None] = ""
+
+
+def rescore(folder: Path) -> str:
+    return f"run `longform-eval score {folder}` again"
+
+
+def load_scores(folder: str | Path) -> dict[str, Any]:
+    """scores.json of a run folder as stored, once it passed every check (a DamagedFile naming the field if not)."""
+    scores = read_scores(Path(folder))
+    check_figures(Path(folder), scores)
+    return scores
+
+
+def read_scores(folder: Path) -> dict[str, Any]:
+    """scores.json with the fields every scores.json has checked (not yet its benchmark's figures)."""
+    path = folder / SCORES_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: missing; run `longform-eval score {folder}` first")
+    scores = read_json(path, rescore(folder))
+    if not isinstance(scores, dict) or not all(isinstance(scores.get(key), str) for key in ("benchmark", "model")):
+        raise DamagedFile(f"{path}: not a scores file (a JSON object with benchmark, model, ...); run `score` again")
+    check_layout(path, StoredScores, scores, rescore(folder))
+    return scores
+
+
+def check_figures(folder: Path, scores: dict[str, Any]) -> None:
+    """scores.json's figures checked against its benchmark's layout (`Benchmark.scores_layout`)."""
+    layout = scores_layout(scores["benchmark"])
+    if layout is not None:
+        check_layout(folder / SCORES_FILE, layout, scores, rescore(folder))
+
+
+def scores_layout(name: str) -> type[BaseModel] | None:
+    """The layout of benchmark `name`'s figures; None for a benchmark that declares none or is not installed (a run
+    of it can still be listed; `report` refuses it, as its config.yaml names a benchmark it does not know)."""
+    try:
+        return benchmark_class(name).scores_layout
+    except ValueError:
+        return None
