@@ -24,6 +24,7 @@ from .tables import SPLIT, ConfigTable
 
 FOLDER_PLACEHOLDER = "path/to/{dataset}"
 CHECKOUT_METRIC = "metric/{metric}"
+UNKNOWN_VERSION = "unknown"  # folder.package_version() where longform-eval is not installed: the install is not pinned
 
 
 @dataclass
@@ -101,8 +102,14 @@ def config_entries(tables: Sequence[ConfigTable], default: str) -> list[dict[str
 
 
 def render_card(
-    tables: Sequence[ConfigTable], infos: dict[str, datasets.DatasetInfo], card: CardSpec, repo: CardRepo
+    tables: Sequence[ConfigTable],
+    infos: dict[str, datasets.DatasetInfo],
+    card: CardSpec,
+    repo: CardRepo,
+    version: str,
 ) -> DatasetCard:
+    """The card; its install line pins longform-eval to `version` (the package that built it), whose modules the
+    metrics' code imports."""
     largest = max(len(table.rows) for table in tables)
     licence_names = {"license_name": card.license_name, "license_link": card.license_link}
     card_data = DatasetCardData(
@@ -127,6 +134,7 @@ def render_card(
             repo=repo,
             default_config=card.default_config,
             rows={t.name: len(t.rows) for t in tables},
+            package_version=None if version == UNKNOWN_VERSION else version,
             **card.context,
         )
     )

@@ -43,7 +43,7 @@ def write_dataset_folder(
     try:
         write_marker(staging, dataset, [*(table.data_path for table in tables), "README.md"])
         infos = {table.name: write_table(staging, table) for table in tables}
-        render_card(tables, infos, card, repo or CardRepo(dataset)).save(staging / "README.md")
+        render_card(tables, infos, card, repo or CardRepo(dataset), package_version()).save(staging / "README.md")
         write_marker(staging, dataset)
         staging.chmod(0o755)
         replace_folder(staging, out)

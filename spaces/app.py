@@ -106,7 +106,7 @@ def build_app(arena: Arena) -> gr.Blocks:
         shown = gr.State(None)  # the vote count the page's leaderboard shows
 
         pair_outputs = [prompt, left, right, state, status]
-        app.load(arena.new_pair, [group, subgroup, state], pair_outputs, **ARENA_EVENT)
+        app.load(arena.new_pair, [group, subgroup, state], pair_outputs, api_name="open", **ARENA_EVENT)
         load.click(arena.new_pair, [group, subgroup, state], pair_outputs, api_name="new_pair", **ARENA_EVENT)
         for button, label in zip(buttons, VOTES, strict=True):
             button.click(

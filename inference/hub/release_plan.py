@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from longform_eval.dataset_builder.hub import card_metadata, upload_plan
+from longform_eval.dataset_builder.hub import card_metadata, checked_repo_id, upload_plan
 
 from .licences import check_built_licence, licence_of
 from .space_settings import SpaceSettings, arena_settings, card_with_settings
@@ -25,8 +25,9 @@ SPACE_PACKAGE = "longform_eval.spaces"
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 SPACE_EXTRAS = ("space",)
 DEFAULT_SPACE_NAME = "longform-eval-arena"
-ORG_PLACEHOLDER = "<org>"  # in a metric card's code, replaced by the org published to
+ORG_PLACEHOLDER = "<org>"  # in a Space card (its code, `datasets:` and prose), replaced by the org published to
 REQUIREMENT = re.compile(r"^longform[-_.]eval\s*(?:\[(?P<extras>[^\]]*)\])?\s*(?P<spec>[^;#]*)$", re.IGNORECASE)
+INSTALL_LINE = re.compile(rf"^pip install {DISTRIBUTION}[ \t]*$", re.MULTILINE)  # a card's unpinned install line
 
 
 @dataclass
@@ -123,24 +124,57 @@ def space_files(package: str, script: str | None, version: str, extras: Sequence
     return files
 
 
-def metric_card(card: bytes, repo_id: str) -> bytes:
-    """A metric's card with its code naming the published repo: `"<org>/NAME"` becomes `"ORG/NAME"`.
+def metric_card(card: bytes, repo_id: str, version: str) -> bytes:
+    """A metric's card as published to `repo_id` (ORG/NAME): its code loads `"ORG/NAME"` (`"<org>/NAME"` in the
+    package), its YAML header's `datasets:` name ORG's datasets (`<org>/DATASET`) and its install line pins
+    `longform-eval==version`, the release whose modules the Space's script imports.
 
     Raises:
-        ValueError: the card's code never loads `"<org>/NAME"` (a user could not copy it).
+        ValueError: the card's code never loads `"<org>/NAME"` (a user could not copy it), its header names no
+            `<org>/DATASET`, or it has no line `pip install longform-eval`.
     """
-    name = repo_id.split("/")[1]
+    org, name = repo_id.split("/")
+    where = f"metric/{name}/README.md"
     text = card.decode("utf-8")
     if f'evaluate.load("{ORG_PLACEHOLDER}/{name}")' not in text:
-        raise ValueError(f'metric/{name}/README.md: its code never says evaluate.load("{ORG_PLACEHOLDER}/{name}")')
-    return text.replace(f'"{ORG_PLACEHOLDER}/{name}"', f'"{repo_id}"').encode("utf-8")
+        raise ValueError(f'{where}: its code never says evaluate.load("{ORG_PLACEHOLDER}/{name}")')
+    text = with_org_datasets(text.replace(f'"{ORG_PLACEHOLDER}/{name}"', f'"{repo_id}"'), org, where)
+    return pinned_install(text, version, where).encode("utf-8")
+
+
+def with_org_datasets(card: str, org: str, where: str) -> str:
+    """`card` with the `<org>/DATASET` entries of its YAML header's `datasets:` written `ORG/DATASET`.
+
+    Raises:
+        ValueError: the header names no dataset, or an entry that is not a repo id.
+    """
+    head, _, body = card.removeprefix("---\n").partition("\n---\n")
+    head = head.replace(f"{ORG_PLACEHOLDER}/", f"{org}/")
+    datasets = (yaml.safe_load(head) or {}).get("datasets")
+    if not isinstance(datasets, list) or not datasets:
+        raise ValueError(f"{where}: its YAML header names no datasets (datasets: - {ORG_PLACEHOLDER}/DATASET)")
+    for dataset in datasets:
+        checked_repo_id(str(dataset), f"{where}: an entry of datasets:")
+    return f"---\n{head}\n---\n{body}"
+
+
+def pinned_install(card: str, version: str, where: str) -> str:
+    """`card` with its line `pip install longform-eval` pinned to `longform-eval==version`.
+
+    Raises:
+        ValueError: no such line (a reader would not know to install the package).
+    """
+    pinned, count = INSTALL_LINE.subn(f"pip install {DISTRIBUTION}=={version}", card)
+    if not count:
+        raise ValueError(f"{where}: no line `pip install {DISTRIBUTION}` to pin to version {version}")
+    return pinned
 
 
 def metric_repo(org: str, name: str, version: str, private: bool = False) -> RepoPlan:
     """The Space `evaluate.load("ORG/<name>")` reads: `<name>.py` at its root, beside the card and the app that
     serves the metric (hence the Space's extras)."""
     files = space_files(f"{METRIC_PACKAGE}.{name}", f"{name}.py", version, SPACE_EXTRAS)
-    files["README.md"] = metric_card(files["README.md"], f"{org}/{name}")
+    files["README.md"] = metric_card(files["README.md"], f"{org}/{name}", version)
     return RepoPlan("space", f"{org}/{name}", private, "evaluate metric", files)
 
 
@@ -148,10 +182,11 @@ def arena_repo(
     org: str, version: str, name: str = DEFAULT_SPACE_NAME, private: bool = False, settings: SpaceSettings | None = None
 ) -> RepoPlan:
     """The arena Space with its settings (default: `arena_settings`: the released HelloBench responses of
-    ORG/hellobench, votes kept in ORG/<name>-votes), which its card lists."""
+    ORG/hellobench, votes kept in ORG/<name>-votes), which its card lists; the card's `<org>/` become `ORG/`."""
     settings = settings or arena_settings(org, name)
     files = space_files(SPACE_PACKAGE, None, version, SPACE_EXTRAS)
-    files["README.md"] = card_with_settings(files["README.md"], settings, "spaces/README.md")
+    card = files["README.md"].replace(f"{ORG_PLACEHOLDER}/".encode(), f"{org}/".encode())
+    files["README.md"] = card_with_settings(card, settings, "spaces/README.md")
     return RepoPlan("space", f"{org}/{name}", private, "arena Space", files, settings=settings)
 
 

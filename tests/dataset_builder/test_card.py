@@ -14,6 +14,7 @@ from huggingface_hub import DatasetCard
 
 from longform_eval.dataset_builder import build
 from longform_eval.dataset_builder.card import CardRepo
+from longform_eval.dataset_builder.folder import package_version
 from longform_eval.inference.cli import main
 
 DEFAULTS = {"hellobench": "all", "longbench_write": "all", "longgenbench": "short", "tencentllmeval": "en"}
@@ -28,6 +29,7 @@ METRICS = {"hellobench": "helloeval", "longbench_write": "longbench_write", "lon
 METRICS["tencentllmeval"] = "pairwise"
 REPO = Path(__file__).resolve().parents[2]
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
+INSTALL = f"```bash\npip install longform-eval=={package_version()}\n```"  # the package that built the card
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,7 @@ def test_a_card_built_without_a_repo_id_names_the_local_folder_and_says_so(folde
     assert f'evaluate.load("metric/{METRICS[name]}")' in code
     assert f"`path/to/{name}` stands for the path of this folder" in card
     assert f"build {name} --repo-id ORG/NAME" in " ".join(card.split())
-    assert "<namespace>" not in card and "pip install longform-eval\n" in card
+    assert "<namespace>" not in card and INSTALL in card
     assert f"https://arxiv.org/abs/{PAPERS[name]}" in card
 
 
@@ -77,7 +79,7 @@ def test_a_repo_id_names_the_repo_and_its_metrics_in_every_code_block(shared_dat
     assert code.count('load_dataset("acme/lbw-mine"') == 3 and 'evaluate.load("acme/longbench_write")' in code
     assert "path/to/" not in card and 'metric/longbench_write"' not in card
     assert 'evaluate.load("acme/longbench_write")' in card.split("## Supported Tasks")[1]  # the prose too
-    assert "pip install longform-eval\n" in card
+    assert INSTALL in card and "`metric/" not in card  # the judge prompt is named by its place in the package
 
 
 def test_the_build_command_takes_a_repo_id_and_refuses_a_bad_one_in_one_line(shared_data, tmp_path, capsys):

@@ -4,7 +4,8 @@ Python process whose datasets and evaluate reach the stand-in and nothing else, 
 
 A card's blocks run in order in one process (a later block may use what an earlier one defined, as in a notebook).
 ```bash blocks are not run; but a card whose Python code imports longform_eval or loads one of the release's metrics
-must say `pip install longform-eval`. One test per card of the release, named by its repo; one more (`others`) runs
+must say `pip install longform-eval==VERSION`, the release's version (here the installed one), so that the code stays
+with the modules it was written against. One test per card of the release, named by its repo; one more (`others`) runs
 every other README.md found there (one that another command adds), naming each that fails.
 """
 
@@ -23,6 +24,7 @@ import pytest
 from hub_standin import FAKE_TOKEN, HubStandIn
 from inference.conftest import chat_run, released, write_replay
 
+from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.registry import BUILDERS
 from longform_eval.inference.cli import main
 from longform_eval.inference.hub.release_plan import DEFAULT_SPACE_NAME, metric_names
@@ -34,8 +36,13 @@ RESULTS = f"{ORG}/results"
 TIMEOUT = 300
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)[^\n]*\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
 SHELLS = ("bash", "sh", "shell", "console")
-INSTALL = re.compile(r"^\s*pip install\b.*\blongform[-_.]eval\b", re.M | re.I)
+VERSION = package_version()  # what publish pins every card's install line to
+INSTALL = re.compile(rf"^\s*pip install\b.*\blongform[-_.]eval=={re.escape(VERSION)}\s*$", re.M | re.I)
 NEEDS_PACKAGE = re.compile(rf"^\s*(?:from|import)\s+longform_eval\b|evaluate\.load\(\s*['\"]{re.escape(ORG)}/", re.M)
+# A file of this repository (a Hub user has the package, not the checkout): a top-level folder or a design document.
+REPO_PATH = re.compile(
+    r"(?<![\w/.-])(?:bench|cards|dataset_builder|docs|inference|metric|spaces|tests|\.ci|\.github)/|\b(?:SPEC|DESIGN)\.md\b"
+)
 # Every other host is refused: the blocks may reach the stand-in (127.0.0.1) only.
 NO_OUTSIDE = {
     "HTTP_PROXY": "http://127.0.0.1:9",
@@ -146,6 +153,11 @@ def test_every_card_named_here_is_on_the_hub(card_problems):
     assert {(t, r, "README.md") for t, r in CARDS} <= set(card_problems)
 
 
+def test_no_card_names_a_file_of_the_repository(published):
+    named = {" ".join(key): REPO_PATH.findall(text) for key, text in cards_on(published).items()}
+    assert {card: paths for card, paths in named.items() if paths} == {}
+
+
 @pytest.mark.parametrize("card", [*CARDS, OTHERS], ids=card_id)
 def test_the_python_blocks_of_a_card_run_as_written(card_problems, card):
     if card == OTHERS:
@@ -164,7 +176,7 @@ def card_problem(hub, key: tuple[str, str, str], text: str, home: Path) -> str |
     if NEEDS_PACKAGE.search("\n".join(code)) and not INSTALL.search("\n".join(blocks(text, *SHELLS))):
         return (
             f"{where}: its Python code needs longform-eval (imports it or loads an {ORG} metric) but no ```bash "
-            "block says `pip install longform-eval`"
+            f"block says `pip install longform-eval=={VERSION}`"
         )
     if not code:
         return None

@@ -59,14 +59,37 @@ def card_header(card: bytes) -> dict:
     return yaml.safe_load(card.decode("utf-8").split("---\n", 2)[1])
 
 
-def test_every_space_card_declares_the_gradio_the_space_extra_pins():
+def space_cards() -> dict[str, bytes]:
+    """The card of every Space of a release for ORG: the metrics' by name, and the arena's."""
     version = package_version()
     cards = {name: metric_repo(ORG, name, version).files["README.md"] for name in metric_names()}
     cards["arena"] = arena_repo(ORG, version).files["README.md"]
+    return cards
+
+
+def test_every_space_card_declares_the_gradio_the_space_extra_pins():
+    cards = space_cards()
     assert len(cards) == 5
     pin = gradio_pin()
     assert re.fullmatch(r"\d+\.\d+\.\d+", pin), pin
     assert {name: card_header(card)["sdk_version"] for name, card in cards.items()} == dict.fromkeys(cards, pin)
+
+
+def test_every_space_card_links_the_datasets_it_serves_with_its_licence_python_and_a_short_description():
+    """The keys of the Hub's Spaces config reference: `datasets` (the Space's page links them), `license`,
+    `python_version` (the Python these tests run on, as CI's) and `short_description` (the Hub refuses over 60)."""
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    headers = {name: card_header(card) for name, card in space_cards().items()}
+    assert {name: header["datasets"] for name, header in headers.items()} == {
+        "helloeval": [f"{ORG}/hellobench"],
+        "longbench_write": [f"{ORG}/longbench_write"],
+        "longgenbench": [f"{ORG}/longgenbench"],
+        "pairwise": [f"{ORG}/tencentllmeval"],
+        "arena": [f"{ORG}/hellobench"],
+    }
+    for name, header in headers.items():
+        assert (header["license"], header["python_version"]) == ("mit", python), name
+        assert 0 < len(header["short_description"]) <= 60, name
 
 
 def packaged_module(name: str) -> evaluate.EvaluationModule:

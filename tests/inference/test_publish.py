@@ -110,7 +110,8 @@ def test_one_space_per_evaluate_module_with_its_script_card_app_and_pinned_requi
         assert f"longform-eval[space]=={version}" in repo.files["requirements.txt"].decode().splitlines()
         card = repo.files["README.md"].decode()
         assert f'evaluate.load("{ORG}/{name}")' in card and "<org>" not in card
-        assert "```bash\npip install longform-eval\n```" in card.split("## How to Use", 1)[1].split("```python")[0]
+        install = card.split("## How to Use", 1)[1].split("```python")[0]
+        assert f"```bash\npip install longform-eval=={version}\n```" in install, name
         assert re.search(r"\]\(https://arxiv\.org/abs/\d{4}\.\d{5}\)", card), name
         assert repo.files["app.py"] == source.joinpath("app.py").read_bytes()
     arena = arena_repo(ORG, version)
@@ -122,15 +123,43 @@ def test_one_space_per_evaluate_module_with_its_script_card_app_and_pinned_requi
     assert f"longform-eval[openai,space]=={version}" in arena.files["requirements.txt"].decode().splitlines()
 
 
-def test_a_metric_card_whose_code_does_not_load_its_repo_is_refused():
-    card = b'---\nsdk: gradio\n---\nevaluate.load("<org>/helloeval") and evaluate.load("<org>/other")\n'
-    assert metric_card(card, f"{ORG}/helloeval") == (
-        f'---\nsdk: gradio\n---\nevaluate.load("{ORG}/helloeval") and evaluate.load("<org>/other")\n'.encode()
+def test_a_metric_card_names_its_repo_and_datasets_and_pins_its_install():
+    card = (
+        b"---\nsdk: gradio\ndatasets:\n- <org>/hellobench\n- other/data\n---\n"
+        b'pip install longform-eval\nevaluate.load("<org>/helloeval") and evaluate.load("<org>/other")\n'
     )
-    with pytest.raises(
-        ValueError, match=r'^metric/pairwise/README.md: its code never says evaluate.load\("<org>/pairwise"\)'
-    ):
-        metric_card(card, f"{ORG}/pairwise")
+    published = (
+        f"---\nsdk: gradio\ndatasets:\n- {ORG}/hellobench\n- other/data\n---\n"
+        f'pip install longform-eval==1.2.3\nevaluate.load("{ORG}/helloeval") and evaluate.load("<org>/other")\n'
+    )
+    assert metric_card(card, f"{ORG}/helloeval", "1.2.3") == published.encode()
+
+
+@pytest.mark.parametrize(
+    ("card", "error"),
+    [
+        (
+            b'---\ndatasets:\n- <org>/x\n---\npip install longform-eval\nevaluate.load("<org>/helloeval")\n',
+            r'its code never says evaluate.load\("<org>/pairwise"\)',
+        ),
+        (
+            b'---\nsdk: gradio\n---\npip install longform-eval\nevaluate.load("<org>/pairwise")\n',
+            r"its YAML header names no datasets \(datasets: - <org>/DATASET\)",
+        ),
+        (
+            b'---\ndatasets:\n- tencentllmeval\n---\npip install longform-eval\nevaluate.load("<org>/pairwise")\n',
+            r"an entry of datasets: must be a repo id ORG/NAME, not 'tencentllmeval'",
+        ),
+        (
+            b'---\ndatasets:\n- <org>/x\n---\npip install longform-eval[space]\nevaluate.load("<org>/pairwise")\n',
+            r"no line `pip install longform-eval` to pin to version 1\.2\.3",
+        ),
+    ],
+    ids=["code", "no-datasets", "dataset-not-a-repo-id", "no-install-line"],
+)
+def test_a_metric_card_that_cannot_be_published_as_it_is_is_refused(card, error):
+    with pytest.raises(ValueError, match=rf"^metric/pairwise/README.md: {error}"):
+        metric_card(card, f"{ORG}/pairwise", "1.2.3")
 
 
 def test_a_refusal_quotes_the_licence_section_of_the_dataset_card():
@@ -228,8 +257,9 @@ def test_a_released_dataset_card_loads_from_its_repo_and_its_metrics_from_the_or
     release = assemble_release(ORG, source=shared_data, datasets=["longbench_write"])
     card = next(repo for repo in release.repos if repo.repo_type == "dataset").files["README.md"].decode()
     assert f'load_dataset("{ORG}/longbench_write", split="test")' in card
-    assert f'evaluate.load("{ORG}/longbench_write")' in card and "pip install longform-eval" in card
-    assert "path/to/" not in card and '"metric/' not in card
+    assert f'evaluate.load("{ORG}/longbench_write")' in card
+    assert f"```bash\npip install longform-eval=={release.version}\n```" in card  # the metric's modules, as released
+    assert "path/to/" not in card and '"metric/' not in card and "`metric/" not in card
     unnamed = build("longbench_write", source=shared_data / "longbench_write", out=tmp_path / "lbw")
     with pytest.raises(ValueError, match=f"its code does not load {ORG}/longbench_write; build it with repo_id="):
         dataset_repo(ORG, "longbench_write", unnamed)

@@ -56,6 +56,8 @@ def test_by_default_the_arena_pairs_the_released_responses_of_org_hellobench():
     )
     assert "- `HF_TOKEN`: a Hugging Face token that can write the dataset repo" in section
     assert "../shared" not in card.decode()
+    prose = " ".join(card.decode().split("## This Space's settings\n")[0].split())  # the card's text, lines joined
+    assert f"by default the released responses of `{ORG}/hellobench`" in prose and "<org>" not in card.decode()
 
 
 def test_named_results_repos_become_hub_run_paths_the_space_splits_back():

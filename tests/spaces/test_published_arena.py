@@ -1,6 +1,7 @@
 """The arena Space as `publish` releases it opens with pairs: staged with `publish --stage`, published to the local Hub
 stand-in, then its staged `app.py` started as a Space starts it (its own folder, only the variables publish set, the
-Hub and a token) offers a pair of released HelloBench responses and keeps a vote in the private votes repo."""
+Hub and a token) opens with a pair of released HelloBench responses, offers another and keeps a vote in the private
+votes repo."""
 
 from __future__ import annotations
 
@@ -59,6 +60,17 @@ def start(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
             time.sleep(0.5)
 
 
+def opening_event(url: str) -> tuple[str, set[str]]:
+    """The event the page runs as it opens (the app's `load`, which fills the question, from the page's /config): its
+    API name and the elem_ids of the components it fills."""
+    with urllib.request.urlopen(f"{url}config", timeout=30) as response:
+        config = json.load(response)
+    elem_ids = {component["id"]: component.get("props", {}).get("elem_id") for component in config["components"]}
+    on_load = [d for d in config["dependencies"] if any(trigger == "load" for _, trigger in d["targets"])]
+    (event,) = [d for d in on_load if "prompt" in {elem_ids.get(i) for i in d["outputs"]}]
+    return event["api_name"], {elem_ids.get(i) for i in event["outputs"]} - {None}
+
+
 @pytest.mark.slow
 def test_the_published_arena_space_offers_released_pairs_and_keeps_a_vote(hub, shared_data, tmp_path):
     stage = tmp_path / "stage"
@@ -76,10 +88,13 @@ def test_the_published_arena_space_offers_released_pairs_and_keeps_a_vote(hub, s
     env = {k: v for k, v in hub.env(tmp_path / "space-hf").items() if not k.startswith("LONGFORM_EVAL_")}
     process, url = start(folder, env | variables)  # with HF_ENDPOINT (the stand-in) and HF_TOKEN, as a Space has
     try:
+        api_name, filled = opening_event(url)
+        assert api_name == "open" and filled == {"prompt", "answer-a", "answer-b", "status"}
         client = Client(url, verbose=False)
-        prompt, left, right, status = client.predict("", "", api_name="/new_pair")
-        assert prompt.startswith("**hellobench · ") and left and right and left != right
-        assert status == "Which answer is better?"
+        for endpoint in ("/open", "/new_pair"):  # what the page shows as it opens, then on "New comparison"
+            prompt, left, right, status = client.predict("", "", api_name=endpoint)  # the filters' initial values
+            assert prompt.startswith("**hellobench · ") and left and right and left != right, endpoint
+            assert status == "Which answer is better?"
         reveal = client.predict("published-tester", api_name="/vote_A")
         assert reveal.startswith("You voted") and sum(model.replace("_", "\\_") in reveal for model in MODELS) == 2
     finally:
