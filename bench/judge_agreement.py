@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.common.atomic import write_text_atomic
 from longform_eval.dataset_builder.hellobench import NAME, TASKS
 from longform_eval.inference.backends import create_backend
 from longform_eval.inference.backends.base import Request

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from longform_eval.common.arg_types import source_folder
+
 from .card import card_repo_id
-from .cli_types import source_folder
 from .hub import push_to_hub, upload_plan
 from .longgenbench_generator import PER_SCENARIO
 from .registry import BUILDERS, build

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import SourceError
+from longform_eval.common.errors import SourceError
 
 ALLOW_FLAG = "--allow-count-mismatch (allow_count_mismatch=True)"
 

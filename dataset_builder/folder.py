@@ -11,10 +11,11 @@ from pathlib import Path
 import datasets
 from datasets.utils import logging as datasets_logging
 
+from longform_eval.common.errors import OutputFolderError
+from longform_eval.common.owned import listed_files, read_listing, remove_listed, shown, unlisted_entries, write_listing
+from longform_eval.common.staging import remove_dead_staging, retired_path, staging_folder
+
 from .card import CardRepo, CardSpec, render_card
-from .errors import OutputFolderError
-from .owned import listed_files, read_listing, remove_listed, shown, unlisted_entries, write_listing
-from .staging import remove_dead_staging, retired_path, staging_folder
 from .tables import SPLIT, ConfigTable
 
 MARKER = ".longform-eval-build.json"

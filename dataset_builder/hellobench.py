@@ -10,13 +10,14 @@ from typing import Any
 
 import datasets
 
+from longform_eval.common.errors import SourceError
+from longform_eval.common.records import UniqueIds, read_jsonl, require, require_count, require_strings
+
 from .card import CardRepo, CardSpec
 from .counts import CountCheck
-from .errors import SourceError
 from .folder import check_output_folder, write_dataset_folder
 from .hellobench_released import RELEASED_CONFIG, RELEASED_FEATURES, released_rows, released_summary
 from .hellobench_weights import load_weights
-from .records import UniqueIds, read_jsonl, require, require_count, require_strings
 from .sources import Upstream, resolve_source
 from .tables import ConfigTable
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import datasets
 
+from longform_eval.common.errors import SourceError
+from longform_eval.common.records import UniqueIds, read_jsonl, require
+
 from .counts import CountCheck
-from .errors import SourceError
-from .records import UniqueIds, read_jsonl, require
 
 RELEASED_CONFIG = "released_responses"
 RELEASED_FOLDERS = ("generations/main_exp", "results/generations/main_exp")  # a local copy's, upstream's

@@ -7,9 +7,9 @@ import json
 import math
 from pathlib import Path
 
-from .atomic import write_text_atomic
-from .errors import SourceError
-from .records import read_text
+from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.errors import SourceError
+from longform_eval.common.records import read_text
 
 WEIGHT_TOTAL = 100.0
 

@@ -10,11 +10,12 @@ from typing import Any
 
 import datasets
 
+from longform_eval.common.errors import SourceError
+from longform_eval.common.records import UniqueIds, read_json, require, require_count
+
 from .card import CardRepo, CardSpec
 from .counts import CountCheck
-from .errors import SourceError
 from .folder import check_output_folder, write_dataset_folder
-from .records import UniqueIds, read_json, require, require_count
 from .sources import Upstream, resolve_source
 from .tables import ConfigTable
 

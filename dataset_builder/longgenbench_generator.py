@@ -12,7 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .cli_types import Ceiling
+from longform_eval.common.arg_types import Ceiling
+
 from .longgenbench_templates import SCENARIO_TEMPLATES
 
 PER_SCENARIO = Ceiling(

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import SourceError
+from longform_eval.common.errors import SourceError
+
 from .hellobench import TASKS
 
 

@@ -10,9 +10,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SourceUnavailableError
-from .owned import listed_files, remove_listed, safe_names, write_listing
-from .staging import remove_dead_staging, staging_folder
+from longform_eval.common.errors import SourceUnavailableError
+from longform_eval.common.owned import listed_files, remove_listed, safe_names, write_listing
+from longform_eval.common.staging import remove_dead_staging, staging_folder
 
 SOURCE_ENV = "LONGFORM_EVAL_SOURCE"
 CACHE_ENV = "LONGFORM_EVAL_CACHE"

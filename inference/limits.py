@@ -7,7 +7,7 @@ anything is written. LongGenBench's `per_scenario` has its own, beside the gener
 
 from __future__ import annotations
 
-from longform_eval.dataset_builder.cli_types import Ceiling
+from longform_eval.common.arg_types import Ceiling
 
 NEW_TOKENS = Ceiling(1_048_576, "the longest context any model offers is about 2^20 tokens")
 JUDGE_SAMPLES = Ceiling(

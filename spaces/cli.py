@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, not_a_url, port, source_folder
+from longform_eval.common.arg_types import dataset_folder_or_repo, not_a_url, port, source_folder
 from longform_eval.inference.hub.sources import hub_or_local_path
 
 released_responses = not_a_url("a HelloBench dataset (a Hub repo id or a folder) or a folder of model folders")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from longform_eval.dataset_builder.errors import OutputFolderError
-from longform_eval.dataset_builder.owned import listed_files
+from longform_eval.common.errors import OutputFolderError
+from longform_eval.common.owned import listed_files
 
 EXPORT_FILES = ("votes.csv", "votes.jsonl", "annotations.jsonl")
 EXPORT_MARKER = ".longform-eval-export.json"  # lists EXPORT_FILES: a later export may overwrite them

@@ -21,8 +21,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Protocol
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
-from longform_eval.dataset_builder.owned import write_listing
+from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.owned import write_listing
 from longform_eval.spaces.export import EXPORT_FILES, EXPORT_MARKER, export_folder
 from longform_eval.spaces.records import (
     ANNOTATION_FIELDS,

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
-from longform_eval.dataset_builder.cli_types import out_folder, source_folder
+from longform_eval.common.arg_types import out_folder, source_folder
+from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 
 from ..benchmarks.base import sampling_config

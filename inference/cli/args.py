@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, finite_float, source_folder, temperature
+from longform_eval.common.arg_types import dataset_folder_or_repo, finite_float, source_folder, temperature
 
 from ..backends import check_options
 from ..benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark

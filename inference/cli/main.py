@@ -14,19 +14,18 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
+from longform_eval.common.user_errors import os_error_line, validation_problem
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.hub import HubUnavailableError
-from longform_eval.metric import cli as metric_cli
 
 from ..backends import MissingExtraError
 from ..hub.client import guard_hub_client
 from ..runner import RunConfigMismatch
 from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
 from ..secret_values import scrub
-from ..user_errors import os_error_line, validation_problem
-from . import publish, push_run
+from . import fit_weights, publish, push_run
 from . import run as cli_run
 
 COMMANDS_GROUP = "longform_eval.commands"
@@ -66,7 +65,7 @@ def parser() -> argparse.ArgumentParser:
     root.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     subparsers = root.add_subparsers(dest="command", required=True)  # subcommands are OneLineParsers too
     dataset_cli.add_commands(subparsers)
-    metric_cli.add_commands(subparsers)
+    fit_weights.add_commands(subparsers)
     cli_run.add_commands(subparsers)
     publish.add_command(subparsers)
     push_run.add_command(subparsers)

@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from longform_eval.dataset_builder.cli_types import source_folder
+from longform_eval.common.arg_types import source_folder
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message
 
 from ..hub.publish import publish_release

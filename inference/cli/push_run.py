@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from longform_eval.dataset_builder.cli_types import not_a_url
+from longform_eval.common.arg_types import not_a_url
 
 from ..hub.push_run import PushPlan, plan_push, push_run
 from ..hub.run_card import restricted_note

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from longform_eval.dataset_builder.cli_types import out_folder
+from longform_eval.common.arg_types import out_folder
 
 from ..backends.shared import SharedBackends
 from ..benchmarks import create_benchmark

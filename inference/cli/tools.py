@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from longform_eval.dataset_builder.cli_types import dataset_folder_or_repo, out_folder, port, source_folder
+from longform_eval.common.arg_types import dataset_folder_or_repo, out_folder, port, source_folder
 
 from .args import backend_spec
 

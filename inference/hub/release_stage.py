@@ -10,17 +10,17 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from longform_eval.dataset_builder.atomic import write_bytes_atomic
-from longform_eval.dataset_builder.errors import OutputFolderError
-from longform_eval.dataset_builder.folder import protected_folders, replace_folder
-from longform_eval.dataset_builder.owned import (
+from longform_eval.common.atomic import write_bytes_atomic
+from longform_eval.common.errors import OutputFolderError
+from longform_eval.common.owned import (
     listed_files,
     read_listing,
     shown,
     unlisted_entries,
     write_listing,
 )
-from longform_eval.dataset_builder.staging import remove_dead_staging, staging_folder
+from longform_eval.common.staging import remove_dead_staging, staging_folder
+from longform_eval.dataset_builder.folder import protected_folders, replace_folder
 
 from .release_plan import Release
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from longform_eval.dataset_builder.atomic import write_bytes_atomic
-from longform_eval.dataset_builder.owned import read_listing, write_listing
+from longform_eval.common.atomic import write_bytes_atomic
+from longform_eval.common.owned import read_listing, write_listing
 
 from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
 from .run_remote import SCORES, is_run_file

@@ -19,7 +19,7 @@ from huggingface_hub import HfApi, constants, snapshot_download
 from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
 from huggingface_hub.file_download import repo_folder_name
 
-from longform_eval.dataset_builder.atomic import write_bytes_atomic
+from longform_eval.common.atomic import write_bytes_atomic
 
 from ..url_secrets import mask_url_secrets
 from .client import COMMIT, HubAnswerError, checked_commit, guard_hub_client

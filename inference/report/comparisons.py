@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import norm
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
-from longform_eval.dataset_builder.owned import check_new_or_ours
+from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.owned import check_new_or_ours
 from longform_eval.metric.uncertainty import (
     DEFAULT_LEVEL,
     DEFAULT_ROUNDS,

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..user_errors import validation_problem
+from longform_eval.common.user_errors import validation_problem
 
 
 class DamagedFile(ValueError):

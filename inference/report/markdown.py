@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.common.atomic import write_text_atomic
 
 from ..benchmarks import Benchmark, create_benchmark
 from .context import RunContext, context_lines

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric.pairwise import (
     Battle,
     LengthControlledWinRate,

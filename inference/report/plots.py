@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from longform_eval.dataset_builder.atomic import replacing
+from longform_eval.common.atomic import replacing
 
 
 @dataclass(frozen=True)

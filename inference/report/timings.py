@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.common.atomic import write_text_atomic
 
 from ..benchmarks.layouts import Count, Layout
 from .json_file import check_layout, read_json

@@ -12,7 +12,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..user_errors import validation_problem
+from longform_eval.common.user_errors import validation_problem
+
 from ..yaml_files import UnreadableSettings, load_yaml, settings_text, yaml_kind, yaml_problem
 from .config import RunConfig
 from .records import check_own_log

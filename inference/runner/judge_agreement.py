@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from longform_eval.dataset_builder.errors import SourceError
-from longform_eval.dataset_builder.records import read_json, require
+from longform_eval.common.errors import SourceError
+from longform_eval.common.records import read_json, require
 from longform_eval.dataset_builder.sources import Upstream, resolve_source
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, flip_rate, judge_agreement, swap

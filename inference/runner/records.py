@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..user_errors import validation_problem
+from longform_eval.common.user_errors import validation_problem
+
 from .lock import not_own_file
 
 Typed = TypeVar("Typed", bound=BaseModel)

@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.common.atomic import write_text_atomic
 from longform_eval.dataset_builder.folder import package_version
 
 from ..backends import Backend, create_backend

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import lsq_linear
 
-from longform_eval.dataset_builder.errors import SourceError
-from longform_eval.dataset_builder.records import read_jsonl, require
+from longform_eval.common.errors import SourceError
+from longform_eval.common.records import read_jsonl, require
 
 LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 MIN_WEIGHT = 0.5

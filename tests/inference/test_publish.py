@@ -17,8 +17,8 @@ from huggingface_hub import HfApi
 from huggingface_hub.hf_api import RepoFile
 from huggingface_hub.utils.sha import git_hash
 
+from longform_eval.common.errors import OutputFolderError
 from longform_eval.dataset_builder import build
-from longform_eval.dataset_builder.errors import OutputFolderError
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.inference.cli import main

@@ -10,11 +10,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from longform_eval.dataset_builder.atomic import write_text_atomic
+from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.owned import check_new_or_ours, starts_with
 from longform_eval.dataset_builder.hellobench_weights import dump_weights
-from longform_eval.dataset_builder.owned import check_new_or_ours, starts_with
-
-from .helloeval.fitting import fit_report, fit_weights, read_annotations
+from longform_eval.metric.helloeval.fitting import fit_report, fit_weights, read_annotations
 
 WEIGHTS_HEADER = "# longform-eval fit-weights: checklist weights fitted to human annotations\n"
 REPORT_FIELDS = {"n", "r2", "mse", "weights"}

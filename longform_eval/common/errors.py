@@ -30,3 +30,14 @@ class OutputFolderError(ValueError):
 
 class OutputFileError(ValueError):
     """An output file exists and this toolkit did not write it; nothing was changed on disk."""
+
+
+class ConfigError(ValueError):
+    """A setting is refused (Python API, CLI flag, config file); `field` names it, the message says why.
+
+    The CLI prints the message as one line and exits 2; nothing was written before it was raised.
+    """
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")

@@ -1,0 +1,69 @@
+"""Declarations found through entry points (this package's own are entry points too, in pyproject.toml)."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from importlib.metadata import entry_points
+
+from .declarations import BackendDeclaration, BenchmarkDeclaration, DatasetDeclaration
+
+BENCHMARK_GROUP = "longform_eval.benchmarks"
+BACKEND_GROUP = "longform_eval.backends"
+
+
+def declared(group: str, kind: type) -> dict[str, object]:
+    """Every declaration of `kind` in entry-point `group`, by its name; another package's broken or mistyped entry
+    point is a warning, not a failure of every command; a name declared twice is refused."""
+    found: dict[str, object] = {}
+    for entry in entry_points(group=group):
+        try:
+            declaration = entry.load()
+        except Exception as error:  # another package's broken plug-in must not break every command
+            warnings.warn(f"{group} entry point {entry.name} = {entry.value} failed to load: {error}", stacklevel=3)
+            continue
+        if not isinstance(declaration, kind):
+            warnings.warn(f"{group} entry point {entry.name} = {entry.value} is no {kind.__name__}", stacklevel=3)
+            continue
+        known = found.get(declaration.name)
+        if known is not None and known != declaration:
+            raise ValueError(f"{group}: {declaration.name!r} is declared twice ({entry.value} and another package)")
+        found[declaration.name] = declaration
+    return dict(sorted(found.items()))
+
+
+@functools.cache
+def benchmark_declarations() -> dict[str, BenchmarkDeclaration]:
+    return declared(BENCHMARK_GROUP, BenchmarkDeclaration)  # type: ignore[return-value]
+
+
+@functools.cache
+def backend_declarations() -> dict[str, BackendDeclaration]:
+    return declared(BACKEND_GROUP, BackendDeclaration)  # type: ignore[return-value]
+
+
+def dataset_declarations() -> dict[str, DatasetDeclaration]:
+    """The datasets benchmarks declare (a benchmark reading another's rows declares none of its own)."""
+    datasets = (d.dataset for d in benchmark_declarations().values())
+    return {d.name: d for d in sorted((d for d in datasets if isinstance(d, DatasetDeclaration)), key=lambda d: d.name)}
+
+
+def benchmark_declaration(name: str) -> BenchmarkDeclaration:
+    declarations = benchmark_declarations()
+    if name not in declarations:
+        raise ValueError(f"unknown benchmark {name!r}; choose one of {', '.join(declarations)}")
+    return declarations[name]
+
+
+def backend_declaration(name: str) -> BackendDeclaration:
+    declarations = backend_declarations()
+    if name not in declarations:
+        raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(declarations)}")
+    return declarations[name]
+
+
+def dataset_declaration(name: str) -> DatasetDeclaration:
+    declarations = dataset_declarations()
+    if name not in declarations:
+        raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(declarations)}")
+    return declarations[name]
