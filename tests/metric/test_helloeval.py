@@ -318,3 +318,9 @@ def test_word_counts_come_from_scored_rows_only_as_upstream_compute_py():
     assert (scores.n_scored, scores.n_unscored) == (1, 2)
     assert scores.subcategories["news"].mean_word_count == 100
     assert scores.tasks["summarization"].mean_word_count == 100
+
+
+def test_the_metric_names_the_same_tasks_as_the_dataset_builder():
+    from longform_eval.dataset_builder.hellobench import TASKS as BUILDER_TASKS
+
+    assert TASKS == BUILDER_TASKS
