@@ -40,7 +40,7 @@ def runner_overhead() -> None:
             generation=config,
             judge_generation=config,
         )
-        run = Run(Path(folder) / "run", run_config)
+        run = Run.create(Path(folder) / "run", run_config)
         requests = run.pending_generations()
         backend.generate(requests[:2], config)  # warm-up
         began = time.perf_counter()

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from longform_eval.dataset_builder.hellobench import NAME, TASKS
-from longform_eval.inference.report.context import JUDGEMENTS, main_prompts, published_scores, released_source
+from longform_eval.inference.report.sections.context import JUDGEMENTS, main_prompts, published_scores, released_source
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
 from longform_eval.metric.helloeval.scoring import JudgedRow, first_verdict_per_known_id, scored
 from longform_eval.metric.helloeval.uncertainty import helloeval_figures

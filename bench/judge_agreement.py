@@ -33,7 +33,7 @@ from longform_eval.inference.benchmarks import Benchmark, JudgeCall, create_benc
 from longform_eval.inference.benchmarks.rows import benchmark_rows
 from longform_eval.inference.cli.args import DEFAULT_LIMITS, DEFAULT_MODEL, options_from
 from longform_eval.inference.config import GenerationConfig, ModelSpec
-from longform_eval.inference.report.context import agreement_file, released_source, released_verdicts
+from longform_eval.inference.report.sections.context import agreement_file, released_source, released_verdicts
 from longform_eval.inference.runner.judging import split_rescue
 from longform_eval.metric import Unscored
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict

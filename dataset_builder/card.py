@@ -19,11 +19,14 @@ import jinja2
 from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from longform_eval.registry import dataset_declarations
+
 from .hub import checked_repo_id
 from .tables import SPLIT, ConfigTable
 
 FOLDER_PLACEHOLDER = "path/to/{dataset}"
 CHECKOUT_METRIC = "metric/{metric}"
+CARDS_PACKAGE = "longform_eval.cards"  # the shared macros (`_*.j2`), and the templates of undeclared datasets
 UNKNOWN_VERSION = "unknown"  # folder.package_version() where longform-eval is not installed: the install is not pinned
 
 
@@ -31,6 +34,7 @@ UNKNOWN_VERSION = "unknown"  # folder.package_version() where longform-eval is n
 class CardSpec:
     """What the README card says: YAML metadata plus the template and its variables.
 
+    `template` is used only for a dataset no benchmark declares; a declared one's card is its declaration's `card`.
     `default_config` is the config `load_dataset` gives when none is named (`default: true` in `configs:`).
     `license_name` and `license_link` name a licence the Hub does not know (`license: other`), as its card spec asks.
     """
@@ -123,9 +127,10 @@ def render_card(
         **{key: value for key, value in licence_names.items() if value is not None},
     )
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
+    package, template = card_template(repo.dataset, card.template)
     body = (
-        card_environment()
-        .get_template(card.template)
+        card_environment(package)
+        .get_template(template)
         .render(
             tables=tables,
             infos=infos,
@@ -141,10 +146,21 @@ def render_card(
     return DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body.strip()}\n")
 
 
-def card_environment() -> jinja2.Environment:
-    """Templates live in the `longform_eval.cards` package; `_*.j2` files hold shared macros."""
+def card_template(dataset: str, fallback: str) -> tuple[str, str]:
+    """(package, file) of `dataset`'s card template: its declaration's `card`, else `fallback` among the cards."""
+    declaration = dataset_declarations().get(dataset)
+    if declaration is None:
+        return CARDS_PACKAGE, fallback
+    package, _, file = declaration.card.partition(":")
+    return package, file
+
+
+def card_environment(package: str = CARDS_PACKAGE) -> jinja2.Environment:
+    """Templates live in `package` (a plug-in's own), then in `longform_eval.cards`, whose `_*.j2` hold shared
+    macros."""
+    loaders = [jinja2.PackageLoader(name, ".") for name in dict.fromkeys([package, CARDS_PACKAGE])]
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("longform_eval.cards", "."),
+        loader=jinja2.ChoiceLoader(loaders),
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,

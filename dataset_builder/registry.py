@@ -1,18 +1,29 @@
-"""Builders by name."""
+"""Builders by name: the datasets benchmarks declare (`longform_eval.registry`), each builder imported when used."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
-from . import hellobench, longbench_write, longgenbench, tencentllmeval
+from longform_eval.registry import dataset_declaration, dataset_declarations
 
-BUILDERS: dict[str, Callable[..., Path]] = {
-    "hellobench": hellobench.build,
-    "longbench_write": longbench_write.build,
-    "longgenbench": longgenbench.build,
-    "tencentllmeval": tencentllmeval.build,
-}
+
+class DeclaredBuilders(Mapping[str, Callable[..., Path]]):
+    """Read-only: dataset name -> its builder, found in the declarations each time (a plug-in installed later too)."""
+
+    def __getitem__(self, name: str) -> Callable[..., Path]:
+        if name not in dataset_declarations():
+            raise KeyError(name)
+        return dataset_declaration(name).load_builder()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dataset_declarations())
+
+    def __len__(self) -> int:
+        return len(dataset_declarations())
+
+
+BUILDERS: Mapping[str, Callable[..., Path]] = DeclaredBuilders()
 
 
 def build(

@@ -2,8 +2,9 @@
 (HelloEval's preparation stage), and a live leaderboard.
 
 As a Hugging Face Space this file is the app (settings from LONGFORM_EVAL_RUNS, LONGFORM_EVAL_RELEASED,
-LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE, LONGFORM_EVAL_VOTES_REPO and LONGFORM_EVAL_VOTES_EVERY; it listens where
-GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally: `longform-eval space [--released ORG/hellobench | FOLDER]
+LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE, LONGFORM_EVAL_JUDGE_ARGS, LONGFORM_EVAL_VOTES_REPO and
+LONGFORM_EVAL_VOTES_EVERY; it listens where GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally:
+`longform-eval space [--released ORG/hellobench | FOLDER]
 [--runs FOLDER [FOLDER ...]] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`. Without responses
 to compare (neither runs nor released responses) it stops at once, saying in one line what to set.
 """
@@ -170,6 +171,7 @@ def arena_from_settings(
     seed: int | None = None,
     dataset: str | None = None,
     votes: VotesRepo | None = None,
+    judge_args: dict[str, Any] | None = None,
 ) -> Arena:
     """The arena over `runs` (folders, or `hf://datasets/ORG/NAME[/PATH]`: downloaded once, read in the cache), its
     votes in `db`, and with `votes` kept in that Hub repo too (restored from it first: see `hub_votes`)."""
@@ -177,11 +179,9 @@ def arena_from_settings(
     pool = ResponsePool.load(folders, released, source, dataset)
     arena_judge = None
     if judge:
-        from longform_eval.inference.backends import create_backend
-        from longform_eval.inference.config import ModelSpec
-        from longform_eval.spaces.judging import ArenaJudge
+        from longform_eval.spaces.judging import arena_judge as make_judge
 
-        arena_judge = ArenaJudge(create_backend(ModelSpec.parse(judge)))
+        arena_judge = make_judge(judge, judge_args)
     store = VoteStore(db)
     if votes is not None:
         keep_votes(store, votes)
@@ -218,6 +218,8 @@ def main(settings: dict[str, Any] | None = None) -> None:
     released = settings.get("released") or os.environ.get("LONGFORM_EVAL_RELEASED", "").strip() or None
     if not (runs or released):
         raise ValueError(NOTHING_TO_COMPARE)
+    from longform_eval.spaces.judging import JUDGE_ARGS_VARIABLE, judge_options
+
     arena = arena_from_settings(
         runs,
         released,
@@ -226,6 +228,7 @@ def main(settings: dict[str, Any] | None = None) -> None:
         settings.get("source"),
         dataset=settings.get("dataset") or os.environ.get("LONGFORM_EVAL_DATASET"),
         votes=votes_repo(os.environ),
+        judge_args=settings.get("judge_args") or judge_options(os.environ.get(JUDGE_ARGS_VARIABLE)),
     )
     journal = arena.store.journal if isinstance(arena.store.journal, HubJournal) else None
     if threading.current_thread() is threading.main_thread():

@@ -42,6 +42,8 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
         help="SQLite file of votes: created if missing (or empty); any other database is refused and left as it is",
     )
     space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")
+    space.add_argument("--judge-arg", action="append", help="judge backend option KEY=VALUE (repeatable), as for run")
+    space.add_argument("--judge-config", type=Path, help="YAML file of judge backend options, as for run")
     space.add_argument("--source", type=source_folder, help="HelloBench source folder")
     space.add_argument(
         "--dataset",
@@ -73,10 +75,12 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_space(args: argparse.Namespace) -> int:
+    from longform_eval.inference.cli.args import options_from
     from longform_eval.spaces.app import main as space_main
 
+    judge_args = options_from(args.judge_arg, args.judge_config, "judge")
     settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
-    space_main(settings | {"runs": [str(p) for p in args.runs or ()]})
+    space_main(settings | {"runs": [str(p) for p in args.runs or ()], "judge_args": judge_args or None})
     return 0
 
 

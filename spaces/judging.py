@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from longform_eval.inference.backends.base import Request
-from longform_eval.inference.config import GenerationConfig
+from longform_eval.inference.config import GenerationConfig, parse_model_args
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, combine_orders, pairwise_messages, parse_pairwise_verdict, swap
 
@@ -21,6 +22,32 @@ class JudgeVerdict:
         if isinstance(self.original, Unscored) or isinstance(self.swapped, Unscored):
             return None
         return self.original != swap(self.swapped)
+
+
+JUDGE_ARGS_VARIABLE = "LONGFORM_EVAL_JUDGE_ARGS"
+
+
+def judge_options(text: str | None) -> dict[str, Any]:
+    """LONGFORM_EVAL_JUDGE_ARGS: a YAML mapping (`{timeout: 60}`) or KEY=VALUE pairs separated by spaces or lines."""
+    if not text or not text.strip():
+        return {}
+    from longform_eval.inference.yaml_files import load_yaml
+
+    if not text.lstrip().startswith("{") and "=" in text:
+        return parse_model_args(text.split(), JUDGE_ARGS_VARIABLE)
+    found = load_yaml(text)
+    if not isinstance(found, dict):
+        raise ValueError(f"{JUDGE_ARGS_VARIABLE}: expected a YAML mapping or KEY=VALUE pairs")
+    return found
+
+
+def arena_judge(judge: str, options: dict[str, Any] | None = None) -> ArenaJudge:
+    """The arena's judge, through the runner's path: `BACKEND:MODEL` and its options checked (names, types, ranges,
+    no secret) as `longform-eval run --judge ... --judge-arg ...` checks them; a ConfigError names `judge_args`."""
+    from longform_eval.inference.api.config_build import backend_spec
+    from longform_eval.inference.backends import create_backend
+
+    return ArenaJudge(create_backend(backend_spec(judge, options or {}, "judge")))
 
 
 class ArenaJudge:

@@ -18,6 +18,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.report.sections import sections_for
 from longform_eval.metric.pairwise import (
     Battle,
     Outcome,
@@ -149,7 +150,7 @@ def run_scores(folders: Sequence[Path]) -> list[list]:
             continue
         s = json.loads(path.read_text(encoding="utf-8"))
         try:
-            headline, _ = create_benchmark(s["benchmark"], s.get("config")).headline(s)
+            headline, _ = sections_for(create_benchmark(s["benchmark"], s.get("config"))).headline(s)
         except (KeyError, ValueError) as error:
             headline = f"unreadable ({error})"
         rows.append([str(folder), s.get("benchmark"), s.get("model"), s.get("judge"), headline, s.get("n_unscored")])

@@ -150,3 +150,82 @@ def is_module(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except ModuleNotFoundError:  # the parent is a module, not a package
         return False
+
+
+# ----- packages ---------------------------------------------------------------------------------------------------
+def package_of(module: str) -> str:
+    """A module's package is its dotted parent; a package's `__init__` belongs to the package itself."""
+    return module if modules()[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def package_imports() -> dict[tuple[str, str], set[str]]:
+    """(importing package, imported package) -> the imports behind that edge, as `module -> module`.
+
+    `__main__` modules are entry scripts (`python -m ...`): nothing imports them, so they close no loop; they are left
+    out, as they may import any layer to start it.
+    """
+    edges: dict[tuple[str, str], set[str]] = {}
+    for module, targets in import_graph().items():
+        if module.endswith(".__main__"):
+            continue
+        for target in targets:
+            source, sink = package_of(module), package_of(target)
+            if source != sink:
+                edges.setdefault((source, sink), set()).add(f"{module} -> {target}")
+    return edges
+
+
+def test_no_cycle_between_packages():
+    """A package importing its own subpackage while that subpackage imports the package's modules is a cycle too."""
+    edges = package_imports()
+    graph = {package: set() for pair in edges for package in pair}
+    for source, sink in edges:
+        graph[source].add(sink)
+    found = cycles(graph)
+    shown = [
+        " <-> ".join(c)
+        + ": "
+        + "; ".join(sorted(i for (s, t), imports in edges.items() if s in c and t in c for i in imports))
+        for c in found
+    ]
+    assert not found, "package cycles:\n" + "\n".join(shown)
+
+
+def imports_from(package: str, forbidden: tuple[str, ...]) -> list[str]:
+    """The imports of `package` (and its subpackages) of anything in `forbidden` (packages, with their subpackages)."""
+    inside = (package, f"{package}.")
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in import_graph().items()
+        if module.startswith(inside) or module == package
+        for target in targets
+        if any(target == name or target.startswith(f"{name}.") for name in forbidden)
+    )
+
+
+def ns(*names: str) -> tuple[str, ...]:
+    return tuple(f"{NAMESPACE}.{name}" for name in names)
+
+
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("metric", ns("dataset_builder", "inference", "spaces")),
+        ("common", ns("dataset_builder", "metric", "inference", "spaces", "cards", "registry")),
+        ("registry", ns("dataset_builder", "metric", "inference", "spaces", "cards", "common")),
+        ("inference.benchmarks", ns("inference.report", "inference.runner", "inference.cli", "inference.hub")),
+    ],
+)
+def test_lower_layers_import_nothing_of_the_layers_above(package, forbidden):
+    """`metric` is pure scoring; `common` and `registry` are below every layer (the registry names its parts by
+    "module:attr" strings, which no import reads); the benchmark core knows nothing of report, runner, CLI or Hub."""
+    found = imports_from(f"{NAMESPACE}.{package}", forbidden)
+    assert not found, f"{package} imports {', '.join(forbidden)}:\n" + "\n".join(found)
+
+
+def test_the_package_graph_sees_a_subpackage_loop():
+    """`package_of` puts `__init__` in its own package and a module in its parent's: a parent <-> child loop shows."""
+    pairwise = f"{NAMESPACE}.inference.benchmarks.pairwise"
+    assert package_of(pairwise) == pairwise and package_of(f"{pairwise}.calls") == pairwise
+    assert package_of(f"{NAMESPACE}.inference.benchmarks.base") == f"{NAMESPACE}.inference.benchmarks"
+    assert cycles({"p": {"p.sub"}, "p.sub": {"p"}}) == [["p", "p.sub"]]

@@ -1,45 +1,27 @@
-"""Backends by name, imported lazily: `hf`, `local`, `ort`, `openai`, `vllm`, `replay`."""
+"""Backends by name, from their declarations (`longform_eval.registry`: `hf`, `local`, `ort`, `openai`, `vllm`,
+`replay` and any other package's), each imported when used; the packages one needs are checked when it is created."""
 
 from __future__ import annotations
 
-import importlib
+from longform_eval.registry import BackendDeclaration, backend_declarations
+from longform_eval.registry.requirements import MissingExtraError, check_requirements, install_hint
 
 from ..config import ModelSpec
 from .base import Backend, Request, Result
 from .options import option_parameters, options_problem
 
-BACKENDS = {
-    "hf": ("hf_backend", "HFBackend", "hf"),
-    "local": ("local", "LocalBackend", "local"),
-    "ort": ("ort_backend", "OrtGenAIBackend", "local"),
-    "openai": ("openai_backend", "OpenAIBackend", "openai"),
-    "vllm": ("vllm_backend", "VLLMBackend", "vllm"),
-    "replay": ("replay", "ReplayBackend", None),
-}
-HEAVY_MODULES = {
-    "torch",
-    "transformers",
-    "accelerate",
-    "gguf",
-    "vllm",
-    "openai",
-    "httpx",
-    "onnxruntime_genai",
-    "onnx",
-    "xgrammar",
-}
 
-
-class MissingExtraError(ImportError):
-    """A backend's optional dependencies are not installed."""
+def declaration_of(spec: ModelSpec) -> BackendDeclaration:
+    declarations = backend_declarations()
+    if spec.backend not in declarations:
+        choices = ", ".join(declarations)
+        raise ValueError(f"unknown backend {spec.backend!r} in {spec.name!r}; choose one of {choices}")
+    return declarations[spec.backend]
 
 
 def backend_class(spec: ModelSpec) -> type:
     """The backend's class, imported without its heavy dependencies (those load when it is created)."""
-    if spec.backend not in BACKENDS:
-        raise ValueError(f"unknown backend {spec.backend!r} in {spec.name!r}; choose one of {', '.join(BACKENDS)}")
-    module_name, class_name, _ = BACKENDS[spec.backend]
-    return getattr(importlib.import_module(f"{__name__}.{module_name}"), class_name)
+    return declaration_of(spec).load_backend()
 
 
 def accepted_options(cls: type) -> set[str] | None:
@@ -48,51 +30,60 @@ def accepted_options(cls: type) -> set[str] | None:
     return None if parameters is None else {p.name for p in parameters}
 
 
-def check_options(spec: ModelSpec, flag: str = "--model-arg") -> None:
-    """Refuse unknown backend options, and options of the wrong type or range, before a run folder is written."""
+def option_problem(spec: ModelSpec) -> tuple[str, str] | None:
+    """(the options refused, why) for unknown backend options or options of the wrong type or range; None if fine."""
     cls = backend_class(spec)
     accepted = accepted_options(cls)
     unknown = sorted(set(spec.options) - accepted) if accepted is not None else []
     if unknown:
-        raise ValueError(
-            f"{flag} {', '.join(unknown)}: not an option of the {spec.backend!r} backend; "
-            f"it takes {', '.join(sorted(accepted))}"
-        )
+        return ", ".join(
+            unknown
+        ), f"not an option of the {spec.backend!r} backend; it takes {', '.join(sorted(accepted))}"
     problem = options_problem(cls, spec.options)
+    if problem is None:
+        return None
+    name, what = problem
+    given = f"={spec.options[name]!r}" if name in spec.options else ""
+    return f"{name}{given}", f"{what} (option of the {spec.backend!r} backend)"
+
+
+def check_options(spec: ModelSpec, flag: str = "--model-arg") -> None:
+    """Refuse unknown backend options, and options of the wrong type or range, before a run folder is written."""
+    problem = option_problem(spec)
     if problem is not None:
-        name, what = problem
-        given = f"={spec.options[name]!r}" if name in spec.options else ""
-        raise ValueError(f"{flag} {name}{given}: {what} (option of the {spec.backend!r} backend)")
+        raise ValueError(f"{flag} {problem[0]}: {problem[1]}")
 
 
 def output_neutral_options(backend: str) -> frozenset[str]:
     """Options that change how a backend makes its calls (connection, retries, concurrency), never what they
     return, as the backend declares them (`OUTPUT_NEUTRAL_OPTIONS`); none for a backend this version lacks."""
-    if backend not in BACKENDS:
+    if backend not in backend_declarations():
         return frozenset()
     cls = backend_class(ModelSpec(backend=backend, model="-"))
     return frozenset(getattr(cls, "OUTPUT_NEUTRAL_OPTIONS", ()))
 
 
 def create_backend(spec: ModelSpec) -> Backend:
-    _, _, extra = BACKENDS.get(spec.backend, (None, None, None))
+    """The backend `spec` names, once the packages its declaration requires are installed at their minimum versions."""
+    declaration = declaration_of(spec)
+    check_requirements(declaration)
     try:
-        return backend_class(spec)(spec.model, **spec.options)
-    except ModuleNotFoundError as error:
-        if extra and (error.name or "").split(".")[0] in HEAVY_MODULES:
-            raise MissingExtraError(
-                f"backend {spec.backend!r} needs {error.name}: pip install 'longform-eval[{extra}]'"
-            ) from error
+        return declaration.load_backend()(spec.model, **spec.options)
+    except ModuleNotFoundError as error:  # a package its declared ones need but did not bring
+        if declaration.requires and not (error.name or "").startswith("longform_eval"):
+            needs = f"backend {spec.backend!r} needs {error.name}"
+            raise MissingExtraError(f"{needs}: {install_hint(declaration)}") from error
         raise
 
 
 __all__ = [
-    "BACKENDS",
     "Backend",
     "MissingExtraError",
     "Request",
     "Result",
+    "backend_class",
     "check_options",
+    "option_problem",
     "create_backend",
     "output_neutral_options",
 ]

@@ -1,4 +1,7 @@
-"""Benchmarks as plug-ins: the contract, the registry, and row selection."""
+"""Benchmarks as plug-ins: the contract (rows, requests, parsing, scoring), the registry, and row selection.
+
+The pairwise benchmarks and their helpers are the `pairwise` subpackage; presentation is `inference.report.sections`.
+"""
 
 from .base import (
     Benchmark,
@@ -7,7 +10,8 @@ from .base import (
     LengthTarget,
     PairwiseBattle,
     PaperSettings,
-    ReportSection,
+    RunAnswers,
+    RunReader,
     strip_think,
 )
 from .registry import ENTRY_POINT_GROUP, benchmark_class, benchmark_names, create_benchmark, register_benchmark
@@ -21,7 +25,8 @@ __all__ = [
     "LengthTarget",
     "PairwiseBattle",
     "PaperSettings",
-    "ReportSection",
+    "RunAnswers",
+    "RunReader",
     "Selection",
     "benchmark_class",
     "benchmark_names",

@@ -1,18 +1,20 @@
-"""The benchmark contract: rows -> generation requests -> judge requests -> scores -> report sections.
+"""The benchmark contract: rows -> generation requests -> judge requests -> scores, and what scores.json holds.
 
-A benchmark is one module in `inference/benchmarks/` (or in another package, found through the entry-point
-group `longform_eval.benchmarks`). It reads its rows from the published dataset, takes its paper settings from
-the metric's settings file, and scores with `longform_eval.metric`; the runner, CLI and report know nothing
-else about it.
+A benchmark is one module in `inference/benchmarks/` (or in another package, declared under the entry-point group
+`longform_eval.benchmarks`). It reads its rows from the published dataset, takes its paper settings from the
+metric's settings file, and scores with `longform_eval.metric`; the runner, CLI and report know nothing else about
+it. Its presentation (report sections, headline text, plots, published context) is a separate class in
+`inference/report/sections/`, which the declaration names: this package imports nothing of `report` or `runner`.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,9 +24,6 @@ from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
 from ..config import GenerationConfig
-
-if TYPE_CHECKING:
-    from ..report.context import RunContext
 
 THINK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
 
@@ -113,21 +112,32 @@ class PairwiseBattle:
     styles: tuple[StyleFeatures, StyleFeatures]
 
 
-@dataclass
-class ReportSection:
-    """What a benchmark adds to report.md: markdown lines and the plots it wrote."""
+@dataclass(frozen=True)
+class RunAnswers:
+    """Another run folder as a benchmark reads it (a pairwise baseline): what it ran, its model, and that model's
+    current answers by sample id (`<think>` stripped if that run strips it)."""
 
-    lines: list[str]
-    plots: list[Path] = field(default_factory=list)
+    benchmark: str
+    config: str
+    model: str
+    answers: dict[str, str]
+
+
+RunReader = Callable[[Path], RunAnswers]
 
 
 class Benchmark(ABC):
-    """Subclass, set the class attributes, implement the abstract methods, decorate with `@register_benchmark`."""
+    """Subclass, set the class attributes, implement the abstract methods, and declare it (`longform_eval.registry`).
+
+    Required: `name`, `configs`, `default_config`, `paper_settings`, `generation_request`, `judge_calls`, `parse`,
+    `score`. Optional (defaults below): row preparation and ordering, deviations, and what is read back from
+    scores.json: `length_targets`, `pairwise_battles`, and for intervals `unit_table`, `figures`, `figure_path`,
+    `fitted_intervals`. Nothing here formats text: that is the presentation's (`inference/report/sections/`).
+    """
 
     name: ClassVar[str]
     configs: ClassVar[tuple[str, ...]]
     default_config: ClassVar[str]
-    builder: ClassVar[str | None] = None  # the dataset builder that makes the default dataset folder
     parsers: ClassVar[tuple[str, ...]] = ("upstream",)
     Args: ClassVar[type[BenchmarkArgs]] = BenchmarkArgs
     group_field: ClassVar[str] = "task"  # --per-group counts rows per value of this field
@@ -142,6 +152,9 @@ class Benchmark(ABC):
     # The model under test as its backend names it (`BACKEND:MODEL`'s MODEL, e.g. "/models/Llama-3.1-8B-Instruct"),
     # set by `create_benchmark`; None when not known (imported generations). Upstream's settings may depend on it.
     model: str | None = None
+    # How another run folder is read (set by the runner, which owns run folders); None: a benchmark that needs one
+    # (a pairwise baseline run) says so.
+    read_run: RunReader | None = None
 
     def __init__(self, config: str | None = None, args: dict[str, Any] | BenchmarkArgs | None = None):
         self.config = config or self.default_config
@@ -185,20 +198,6 @@ class Benchmark(ABC):
     @abstractmethod
     def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
         """Figures from the scored responses (`verdicts` maps judge-call keys to a verdict or Unscored)."""
-
-    @abstractmethod
-    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection: ...
-
-    @abstractmethod
-    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        """(the headline figure, a one-line breakdown) for the leaderboard."""
-
-    def context(self, scores: dict[str, Any], folder: Path) -> RunContext | None:
-        """Figures to show beside this run's, e.g. published models scored by another judge (default: none).
-
-        report.md and the leaderboard show them for any benchmark that has them, marked with their judge and prompts.
-        """
-        return None
 
     def quick_order(self, row: dict[str, Any]) -> tuple:
         """How `--shortest` ranks rows: those quickest to evaluate meaningfully first (default: shortest prompt)."""

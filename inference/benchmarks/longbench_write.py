@@ -12,7 +12,6 @@ does, and is listed as a deviation, each fill counted in `parser_rescues`.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -42,15 +41,12 @@ from longform_eval.metric.uncertainty.groups import group_method
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..backends.base import Request
-from ..report.plots import Plot, loglog_scatter, split_plots
-from ..report.tables import fmt, fmt_figure, fmt_figures, markdown_table
 from .base import (
     Benchmark,
     BenchmarkArgs,
     JudgeCall,
     LengthTarget,
     PaperSettings,
-    ReportSection,
     paper_settings_from,
 )
 from .layouts import LongBenchWriteLayout
@@ -58,7 +54,6 @@ from .registry import register_benchmark
 
 FILL_RESCUE = "missing_dimension_filled_with_3"
 LENGTH_UNIT = "CJK characters + English words"
-FIGURE_LABELS = {"s": "S", "s_l": "S_l", "s_q": "S_q"}  # scores.json key: printed name
 
 
 class LongBenchWriteArgs(BenchmarkArgs):
@@ -83,23 +78,11 @@ def with_part_intervals(scores: dict[str, Any]) -> dict[str, Any]:
     return scores | {"part_interval_method": group_method(UNIT, "part")}
 
 
-def part_row(name: str, part: dict[str, Any]) -> tuple:
-    """A bucket's or a language's row: S_l and S_q with their 95% intervals."""
-    return (
-        name,
-        part["n_items"],
-        fmt_figure(part, "s_l", part["s_l"]),
-        part["n_scored"],
-        fmt_figure(part, "s_q", part["s_q"]),
-    )
-
-
 @register_benchmark
 class LongBenchWrite(Benchmark):
     name = "longbench_write"
     configs = tuple(CONFIG_FILES)
     default_config = "all"
-    builder = "longbench_write"
     parsers = PARSER_RULES
     group_field = "type"
     subgroup_fields = ("language",)
@@ -155,55 +138,6 @@ class LongBenchWrite(Benchmark):
             if row["id"] in responses
         ]
         return with_part_intervals(score_items(items).to_dict())
-
-    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
-        if not scores.get("n_items"):
-            return ReportSection(["No generations to score yet."])
-        lines = [
-            f"**{fmt_figures(scores, FIGURE_LABELS)}** "
-            f"(S = (S_l + S_q) / 2; S_l: length following over {scores['n_items']} "
-            f"outputs, length = {LENGTH_UNIT}; S_q: six judged dimensions over {scores['n_scored']} scored outputs, "
-            f"unscored {scores['n_unscored']}).",
-            "",
-            *markdown_table(
-                ("required length", "outputs", "S_l [95% CI]", "scored", "S_q [95% CI]"),
-                [part_row(n, b) for n, b in scores["buckets"].items()],
-            ),
-            "",
-            *markdown_table(("dimension", "score (0..100)"), [(d, fmt(v)) for d, v in scores["dimensions"].items()]),
-        ]
-        if scores.get("by_language"):
-            lines += [
-                "",
-                *markdown_table(
-                    ("language", "outputs", "S_l [95% CI]", "scored", "S_q [95% CI]"),
-                    [part_row(n, p) for n, p in scores["by_language"].items()],
-                ),
-            ]
-        if "part_interval_method" in scores:
-            lines += ["", f"Bucket and language intervals: {scores['part_interval_method']}."]
-        if scores.get("buckets", {}).get(">20k"):
-            lines += [
-                "",
-                "`>20k` holds required lengths above 20,000 (the ruler probe's 30,000), beyond the paper's buckets.",
-            ]
-        if scores["unscored_reasons"]:
-            lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
-        plots, absent = split_plots([self.length_plot(scores, folder)])
-        return ReportSection(lines + absent, plots)
-
-    def length_plot(self, scores: dict[str, Any], folder: Path) -> Plot:
-        rows = scores["rows"]
-        return loglog_scatter(
-            folder / "length_scatter.png",
-            {"outputs": ([r["required"] for r in rows], [r["length"] for r in rows])},
-            xlabel=f"required length ({LENGTH_UNIT})",
-            ylabel="output length",
-            title=f"Length following: {scores['model']}",
-        )
-
-    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        return fmt_figure(scores, "s", scores.get("s")), f"S_l {fmt(scores.get('s_l'))} S_q {fmt(scores.get('s_q'))}"
 
     judge_noise_column = "s_q"
 

@@ -1,22 +1,18 @@
-"""Benchmarks by name: this package's own, and any other package's through the entry-point group
-`longform_eval.benchmarks` (an entry point names a module that registers, or a `Benchmark` subclass)."""
+"""Benchmarks by name, from their declarations (`longform_eval.registry`): each plug-in module is imported only when
+its benchmark is asked for. `register_benchmark` adds a class at run time (a plug-in without a declaration)."""
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from importlib.metadata import entry_points
+from longform_eval.registry import BENCHMARK_GROUP, BenchmarkDeclaration, benchmark_declarations
 
 from .base import Benchmark
 
-ENTRY_POINT_GROUP = "longform_eval.benchmarks"
-BUILTIN_MODULES = ("hellobench", "hellobench_pairwise", "longbench_write", "longgenbench", "tencentllmeval")
-_REGISTRY: dict[str, type[Benchmark]] = {}
-_discovered = False
+ENTRY_POINT_GROUP = BENCHMARK_GROUP
+_REGISTRY: dict[str, type[Benchmark]] = {}  # registered at run time, and declared plug-ins once loaded
 
 
 def register_benchmark(cls: type[Benchmark]) -> type[Benchmark]:
-    """Class decorator: make `cls` available as `--benchmark cls.name`."""
+    """Class decorator: make `cls` available as `--benchmark cls.name` (its module must be imported first)."""
     if not (isinstance(cls, type) and issubclass(cls, Benchmark)):
         raise TypeError(f"{cls!r} is not a Benchmark subclass")
     known = _REGISTRY.get(cls.name)
@@ -26,32 +22,30 @@ def register_benchmark(cls: type[Benchmark]) -> type[Benchmark]:
     return cls
 
 
-def discover() -> None:
-    global _discovered
-    if _discovered:
-        return
-    _discovered = True
-    for module in BUILTIN_MODULES:
-        importlib.import_module(f"{__package__}.{module}")
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            loaded = entry.load()
-        except Exception as error:  # another package's broken plug-in must not break every command
-            warnings.warn(f"benchmark entry point {entry.name} = {entry.value} failed to load: {error}", stacklevel=2)
-            continue
-        if isinstance(loaded, type) and issubclass(loaded, Benchmark):
-            register_benchmark(loaded)
-
-
 def benchmark_names() -> list[str]:
-    discover()
-    return sorted(_REGISTRY)
+    """Every declared and registered name; no plug-in module is imported."""
+    return sorted({*benchmark_declarations(), *_REGISTRY})
+
+
+def declared_class(declaration: BenchmarkDeclaration) -> type[Benchmark]:
+    """The declaration's plug-in class, refused unless it is a `Benchmark` subclass of the declared name."""
+    cls = declaration.load_plugin()
+    if not (isinstance(cls, type) and issubclass(cls, Benchmark)):
+        raise TypeError(f"benchmark {declaration.name!r}: its plugin {declaration.plugin} is not a Benchmark subclass")
+    if getattr(cls, "name", None) != declaration.name:
+        raise ValueError(
+            f"benchmark {declaration.name!r}: its plugin {declaration.plugin} is named "
+            f"{getattr(cls, 'name', None)!r}; the class's `name` must be the declared name"
+        )
+    return register_benchmark(cls)
 
 
 def benchmark_class(name: str) -> type[Benchmark]:
-    discover()
+    declaration = benchmark_declarations().get(name)
+    if declaration is not None:
+        return declared_class(declaration)
     if name not in _REGISTRY:
-        raise ValueError(f"unknown benchmark {name!r}; choose one of {', '.join(sorted(_REGISTRY))}")
+        raise ValueError(f"unknown benchmark {name!r}; choose one of {', '.join(benchmark_names())}")
     return _REGISTRY[name]
 
 

@@ -1,9 +1,9 @@
 """Rows of a benchmark config, read the way users read them: `datasets.load_dataset(folder_or_repo_id, config)`.
 
-With no dataset given, the package's own builder builds the benchmark's folder once into the cache
-(`$LONGFORM_EVAL_CACHE/datasets`, default `~/.cache/longform_eval/datasets`) from the local source files, so a
-run works offline. A cached folder counts once its build marker is in place; a build there replaces only an
-earlier build, and removes the staging folders that killed builds left beside it.
+With no dataset given, the builder of the dataset the benchmark declares (`longform_eval.registry`) builds its
+folder once into the cache (`$LONGFORM_EVAL_CACHE/datasets`, default `~/.cache/longform_eval/datasets`) from the
+local source files, so a run works offline. A cached folder counts once its build marker is in place; a build there
+replaces only an earlier build, and removes the staging folders that killed builds left beside it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from longform_eval.registry import benchmark_declarations
 
 from .base import Benchmark
 
@@ -71,7 +73,9 @@ def benchmark_rows(
     benchmark: Benchmark, dataset: str | None, revision: str | None = None, source: str | None = None
 ) -> list[dict[str, Any]]:
     if dataset is None:
-        if benchmark.builder is None:
-            raise ValueError(f"{benchmark.name}: give --dataset (this benchmark has no builder of its own)")
-        dataset = str(default_dataset(benchmark.builder, benchmark.build_options(), source))
+        declaration = benchmark_declarations().get(benchmark.name)
+        builder = declaration.dataset_name if declaration is not None else None
+        if builder is None:
+            raise ValueError(f"{benchmark.name}: give --dataset (this benchmark declares no dataset of its own)")
+        dataset = str(default_dataset(builder, benchmark.build_options(), source))
     return benchmark.prepare_rows(load_config_rows(dataset, benchmark.config, revision))

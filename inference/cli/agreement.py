@@ -16,7 +16,7 @@ from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 from ..benchmarks.base import sampling_config
 from ..config import GenerationConfig
 from ..limits import JUDGE_ATTEMPTS, NEW_TOKENS, ROWS
-from ..report.tables import fmt_figure, markdown_table
+from ..report.sections.tables import fmt_figure, markdown_table
 from ..runner.folder import check_writable_folder
 from ..runner.judge_agreement import (
     AgreementJudge,

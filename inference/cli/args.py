@@ -1,4 +1,6 @@
-"""Command-line arguments of the run commands, and the typed configuration they make."""
+"""Command-line arguments of the run commands, mapped onto the Python API's settings (inference/api/settings.py).
+
+All checking is the API's (`build_config`): a refused setting is a ConfigError, printed naming its flag."""
 
 from __future__ import annotations
 
@@ -6,23 +8,21 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from longform_eval.common.arg_types import dataset_folder_or_repo, finite_float, source_folder, temperature
+from longform_eval.common.errors import ConfigError
 
+from ..api import config_build
+from ..api.config_build import DEFAULT_LIMITS, DEFAULT_MODEL
+from ..api.settings import RunSettings, settings_from
 from ..backends import check_options
-from ..benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark
-from ..config import GenerationConfig, ModelSpec, parse_model_args
+from ..benchmarks import Benchmark, benchmark_names
+from ..config import ModelSpec, parse_model_args
 from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES, NEW_TOKENS, ROWS
 from ..runner import RunConfig
-from ..runner.judge_samples import samples_problem
 from ..yaml_files import options_file
 
-DEFAULT_MODEL = "local:default"
 DEFAULT_BENCHMARKS = ("hellobench:all", "longgenbench:short")
 DEFAULT_OUT = Path("runs/default")
-# The embedded demo must finish within 15 minutes on 2 CPU cores: short generations, one judge attempt.
-DEFAULT_LIMITS = {"max_new_tokens": 160, "judge_max_new_tokens": 640, "per_group": 1}
 SMALLEST_DIFFERENCE = 1e-9  # --detect
 
 
@@ -149,6 +149,44 @@ def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = Fals
     parser.add_argument("--no-strip-think", action="store_true", help="keep <think>...</think> when judging")
 
 
+FLAGS = {
+    "model_args": "--model-arg",
+    "judge_args": "--judge-arg",
+    "benchmark_args": "--benchmark-arg",
+    "out": "--out",
+    "per_group": "--per-group",
+    "constrained_judge": "--constrained-judge",
+    "strip_think": "--no-strip-think",
+}
+SETTINGS = (
+    "limit",
+    "per_group",
+    "shortest",
+    "max_new_tokens",
+    "temperature",
+    "judge_max_new_tokens",
+    "judge_temperature",
+    "judge_attempts",
+    "judge_samples",
+    "parser",
+    "baseline",
+    "dataset",
+    "dataset_revision",
+    "source",
+    "force",
+)
+
+
+def flag_of(field: str) -> str:
+    return FLAGS.get(field, f"--{field.replace('_', '-')}")
+
+
+def flag_line(error: ConfigError) -> str:
+    """A ConfigError as the CLI says it: naming the flag (`--model-arg foo: not an option of ...`)."""
+    flag = flag_of(error.field)
+    return f"{flag} {error.subject}: {error.detail}" if error.subject else f"{flag}: {error.detail}"
+
+
 def options_from(pairs: list[str] | None, file: Path | None, role: str = "model") -> dict[str, Any]:
     """`--ROLE-config FILE` (a YAML mapping of options), then `--ROLE-arg KEY=VALUE` over it."""
     options = options_file(file, f"--{role}-config") if file else {}
@@ -156,13 +194,43 @@ def options_from(pairs: list[str] | None, file: Path | None, role: str = "model"
     return options
 
 
+def flag_options(name: str | None, pairs: list[str] | None, file: Path | None, role: str) -> dict[str, Any]:
+    """The options of `--ROLE-config FILE` and `--ROLE-arg`; a bad one in the file is blamed on the file."""
+    if file and name:
+        check_options(ModelSpec.parse(name, options_file(file, f"--{role}-config")), f"--{role}-config {file}:")
+    return options_from(pairs, file, role)
+
+
+def on_off(value: str | None) -> bool | None:
+    return None if value is None else value == "on"
+
+
+def settings_of(args: argparse.Namespace, model: str | None = None, judge: str | None = None) -> dict[str, Any]:
+    """The API's keyword settings the flags give (a flag not given is no setting)."""
+    given = {name: getattr(args, name, None) for name in SETTINGS}
+    given |= {
+        "subcategory": tuple(getattr(args, "subcategory", None) or ()) or None,
+        "chat_template": on_off(getattr(args, "chat_template", None)),
+        "constrained_judge": on_off(getattr(args, "constrained_judge", None)),
+        "strip_think": False if getattr(args, "no_strip_think", False) else None,
+        "benchmark_args": parse_model_args(getattr(args, "benchmark_arg", None), "--benchmark-arg") or None,
+        "judge_args": flag_options(judge, args.judge_arg, args.judge_config, "judge") if judge else None,
+    }
+    if model:
+        given["model_args"] = flag_options(model, args.model_arg, args.model_config, "model")
+    return {name: value for name, value in given.items() if value is not None}
+
+
+def run_settings(args: argparse.Namespace, model: str | None, judge: str | None) -> RunSettings:
+    return settings_from(settings_of(args, model, judge))
+
+
 def backend_spec(name: str, pairs: list[str] | None, file: Path | None, role: str = "model") -> ModelSpec:
     """`BACKEND:MODEL` with its options, each checked (name, type, range) and blamed on the file or flag giving it."""
-    if file:
-        check_options(ModelSpec.parse(name, options_file(file, f"--{role}-config")), f"--{role}-config {file}:")
-    spec = ModelSpec.parse(name, options_from(pairs, file, role))
-    check_options(spec, f"--{role}-arg")
-    return spec
+    try:
+        return config_build.backend_spec(name, flag_options(name, pairs, file, role), role)
+    except ConfigError as error:
+        raise ValueError(flag_line(error)) from None
 
 
 def judge_spec(args: argparse.Namespace, default: str | None) -> ModelSpec | None:
@@ -170,129 +238,25 @@ def judge_spec(args: argparse.Namespace, default: str | None) -> ModelSpec | Non
     return backend_spec(name, args.judge_arg, args.judge_config, "judge") if name else None
 
 
-def model_spec(args: argparse.Namespace) -> ModelSpec:
-    return backend_spec(args.model or DEFAULT_MODEL, args.model_arg, args.model_config)
-
-
-def checked_parser(benchmark: Benchmark, name: str | None) -> str:
-    parser = name or benchmark.paper_settings().parser
-    if parser not in benchmark.parsers:
-        raise ValueError(f"--parser {parser!r}: {benchmark.name} has {', '.join(benchmark.parsers)}")
-    return parser
-
-
 def constrained_judge(args: argparse.Namespace, judge: ModelSpec | None) -> bool:
-    """On by default for the embedded judge, which cannot follow the paper's free-text format reliably."""
-    if args.constrained_judge:
-        return args.constrained_judge == "on"
-    return judge is not None and judge.backend == "local"
+    return config_build.constrained_judge(on_off(args.constrained_judge), judge)
 
 
-def capped(default: int, limit: str, demo: bool) -> int | None:
-    """The embedded demo caps lengths so that it finishes on a CPU; it never raises a benchmark's default."""
-    return min(default, DEFAULT_LIMITS[limit]) if demo else None
-
-
-def generation_settings(args: argparse.Namespace, paper: GenerationConfig, demo: bool) -> GenerationConfig:
-    overrides = {
-        "max_new_tokens": args.max_new_tokens or capped(paper.max_new_tokens, "max_new_tokens", demo),
-        "temperature": args.temperature,
-        "chat_template": None if args.chat_template is None else args.chat_template == "on",
-    }
-    return paper.model_copy(update={k: v for k, v in overrides.items() if v is not None})
-
-
-def judge_settings(args: argparse.Namespace, paper: GenerationConfig, demo: bool) -> GenerationConfig:
-    tokens = args.judge_max_new_tokens or capped(paper.max_new_tokens, "judge_max_new_tokens", demo)
-    overrides = {"max_new_tokens": tokens, "temperature": args.judge_temperature}
-    return paper.model_copy(update={k: v for k, v in overrides.items() if v is not None})
-
-
-def judge_samples(args: argparse.Namespace, settings: GenerationConfig) -> int:
-    """`--judge-samples K` (default 1), refused when the judge is greedy and K samples would all be the same."""
-    samples = args.judge_samples or 1
-    problem = samples_problem(samples, settings)
-    if problem:
-        raise ValueError(problem)
-    return samples
-
-
-def benchmark_from(args: argparse.Namespace, benchmark_name: str, model: str | None = None) -> Benchmark:
-    """`NAME[:CONFIG]`, `--benchmark-arg k=v` and `--baseline` -> the benchmark for `model`, its options checked."""
-    name, _, config_name = benchmark_name.partition(":")
-    options = parse_model_args(args.benchmark_arg, "--benchmark-arg")
-    options = with_baseline(name, options, getattr(args, "baseline", None))
-    try:
-        benchmark = create_benchmark(name, config_name or None, options, model)
-    except ValidationError as error:
-        raise ValueError(benchmark_arg_problem(name, options, error)) from None
-    if getattr(args, "command", None) == "run" and lacks_baseline(benchmark):
-        raise ValueError(f"{name} judges the model against a baseline: pass --baseline (e.g. a run folder)")
-    return benchmark
-
-
-def benchmark_arg_problem(name: str, options: dict[str, Any], error: ValidationError) -> str:
-    """`--benchmark-arg per_scenario='abc': longgenbench: Input should be a valid integer ...` (the first problem)."""
-    problem = error.errors(include_url=False)[0]
-    key = str(problem["loc"][0]) if problem["loc"] else "?"
-    flag = f"--baseline {options[key]}" if key == "baseline" else f"--benchmark-arg {key}={options.get(key)!r}"
-    if problem["type"] == "extra_forbidden":
-        fields = ", ".join(benchmark_class(name).Args.model_fields) or "none"
-        return f"--benchmark-arg {key}: not an option of {name}; its options: {fields}"
-    return f"{flag}: {name}: {problem['msg'].removeprefix('Value error, ')}"
-
-
-def lacks_baseline(benchmark: Benchmark) -> bool:
-    """A benchmark with a `baseline` option that is not set (a run folder without one can only generate)."""
-    return "baseline" in type(benchmark.args).model_fields and benchmark.args.baseline is None
-
-
-def with_baseline(name: str, options: dict[str, Any], baseline: str | None) -> dict[str, Any]:
-    """`--baseline` as the benchmark option `baseline`, for the benchmarks that have one."""
-    if baseline is None:
-        return options
-    if "baseline" not in benchmark_class(name).Args.model_fields:
-        pairwise = [n for n in benchmark_names() if "baseline" in benchmark_class(n).Args.model_fields]
-        raise ValueError(
-            f"--baseline: {name} compares with no baseline; pairwise benchmarks do ({', '.join(pairwise)})"
-        )
-    if options.get("baseline", baseline) != baseline:
-        raise ValueError(f"--baseline {baseline!r} and --benchmark-arg baseline={options['baseline']!r} disagree")
-    return options | {"baseline": baseline}
+def benchmark_from(args: argparse.Namespace, benchmark_name: str) -> Benchmark:
+    """`NAME[:CONFIG]`, `--benchmark-arg k=v` and `--baseline` -> the benchmark, its options checked (no model)."""
+    settings = settings_from({k: v for k, v in settings_of(args).items() if k in ("benchmark_args", "baseline")})
+    return config_build.benchmark_from(benchmark_name, settings, None, run=False)
 
 
 def dataset_fields(args: argparse.Namespace, benchmark: Benchmark) -> dict[str, Any]:
-    """The RunConfig fields that say which rows: benchmark, config, options and dataset."""
-    return {
-        "benchmark": benchmark.name,
-        "benchmark_config": benchmark.config,
-        "benchmark_args": benchmark.args.model_dump(mode="json"),
-        "dataset": args.dataset,
-        "dataset_revision": args.dataset_revision,
-        "source": args.source,
-    }
+    return config_build.dataset_fields(settings_from(settings_of(args)), benchmark)
 
 
 def build_config(args: argparse.Namespace, benchmark_name: str, demo: bool) -> RunConfig:
-    """Every option is checked here, before a run folder is touched."""
-    model = model_spec(args)
-    benchmark = benchmark_from(args, benchmark_name, model.model)
-    paper = benchmark.paper_settings()
-    return RunConfig(
-        **dataset_fields(args, benchmark),
-        selection={
-            "limit": args.limit,
-            "per_group": args.per_group or (DEFAULT_LIMITS["per_group"] if demo else None),
-            "groups": tuple(args.subcategory),
-            "shortest": args.shortest or demo,
-        },
-        model=model,
-        generation=generation_settings(args, paper.generation, demo),
-        judge=(judge := judge_spec(args, DEFAULT_MODEL if demo else None)),
-        judge_generation=(judging := judge_settings(args, paper.judge, demo)),
-        judge_samples=judge_samples(args, judging),
-        judge_attempts=args.judge_attempts or (1 if demo else paper.judge_attempts),
-        constrained_judge=constrained_judge(args, judge),
-        parser=checked_parser(benchmark, args.parser),
-        strip_think=not args.no_strip_think,
-    )
+    """Every option is checked here (by the API), before a run folder is touched."""
+    model, judge = args.model or DEFAULT_MODEL, args.judge or (DEFAULT_MODEL if demo else None)
+    settings = run_settings(args, model, judge)
+    return config_build.build_config(benchmark_name, model, judge, settings, demo, run=args.command == "run")
+
+
+__all__ = ["DEFAULT_LIMITS", "DEFAULT_MODEL", "build_config", "flag_line", "options_from", "settings_of"]

@@ -104,7 +104,7 @@ def import_generations(args: argparse.Namespace) -> ImportSummary:
     known = {row["id"] for row in benchmark_rows(benchmark, args.dataset, args.dataset_revision, args.source)}
     name = f"{benchmark.name}:{benchmark.config}"
     responses = checked_responses(args.responses, known, name, args.skip_unknown)
-    run = Run(args.out, config)  # the run folder is written from here on
+    run = Run.create(args.out, config)  # the run folder is written from here on
     present = set(run.current_generations())
     todo = [(sample_id, response) for sample_id, response in responses.pairs if sample_id not in present]
     for sample_id, response in todo:

@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
+from longform_eval.common.errors import ConfigError
 from longform_eval.common.user_errors import os_error_line, validation_problem
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
@@ -27,6 +28,7 @@ from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folder
 from ..secret_values import scrub
 from . import fit_weights, publish, push_run
 from . import run as cli_run
+from .args import flag_line
 
 COMMANDS_GROUP = "longform_eval.commands"
 EXPECTED_ERRORS = (
@@ -80,6 +82,8 @@ def add_plugin_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def error_line(error: BaseException) -> str:
+    if isinstance(error, ConfigError):
+        return flag_line(error)  # the API names the setting; the command line names its flag
     if isinstance(error, ValidationError):
         return f"{error.title}: {validation_problem(error)}"
     if isinstance(error, OSError):

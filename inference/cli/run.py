@@ -4,45 +4,36 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from longform_eval.common.arg_types import out_folder
 
+from ..api.judge_changes import judge_changes as api_judge_changes
+from ..api.settings import JUDGE_SETTINGS, settings_from
+from ..api.stages import DEFAULT_OUT, StageClock, execute, judge_folder, score_folder
 from ..backends.shared import SharedBackends
-from ..benchmarks import create_benchmark
 from ..hub.run_copy import local_runs
 from ..hub.sources import hub_or_local_path
 from ..report.comparisons_view import print_comparison_view
 from ..report.lengths import print_length_view
-from ..report.markdown import print_leaderboard, save_invocation, summary_lines, write_report
+from ..report.markdown import print_leaderboard, summary_lines, write_report
 from ..report.pairwise import print_pairwise_view
 from ..report.power_plan import PowerReference, power_lines, power_reference
-from ..report.run_checks import check_record_logs, checked_runs
+from ..report.run_checks import checked_runs
 from ..runner import Run, RunConfig
-from ..runner.folder import check_writable_folder
-from ..runner.parallel import is_main_process
 from ..runner.pending import PendingCalls, pending_calls
 from ..runner.run import read_config
 from ..secret_values import scrub
 from .args import (
     DEFAULT_BENCHMARKS,
-    DEFAULT_OUT,
     add_model_arguments,
     add_power_arguments,
     add_selection_arguments,
     build_config,
-    checked_parser,
-    constrained_judge,
-    judge_samples,
-    judge_spec,
     options_from,
+    settings_of,
 )
 
 
@@ -107,11 +98,10 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
     for benchmark_name, config in configs:
         single = args.out and len(benchmarks) == 1
         out = args.out if single else (args.out or DEFAULT_OUT) / benchmark_name.replace(":", "-")
-        run = Run(out, config, force=args.force)
         if args.dry_run:
-            print_dry_run(run, power)
+            print_dry_run(Run.create(out, config, force=args.force), power)
             continue
-        clock = run_stages(run, stages, backends)
+        run, clock = execute(out, config, args.force, stages, backends)
         if clock is not None:
             done.append((run, clock))
             print(f"{run.folder}: model calls {run.model_calls}, judge calls {run.judge_calls}", file=sys.stderr)
@@ -120,48 +110,6 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
         print_leaderboard([run.folder for run, _ in done])
         print_summary(done)
     return report_failures([run for run, _ in done if run.failed])
-
-
-@dataclass
-class StageClock:
-    """Wall time of each stage of one run folder in this invocation (kept in the folder's timings.json)."""
-
-    started: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        began = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[name] = round(time.perf_counter() - began, 3)
-
-    def save(self, run: Run) -> None:
-        invocation = {"started": self.started, "seconds": self.seconds}
-        save_invocation(run.folder, invocation | {"model_calls": run.model_calls, "judge_calls": run.judge_calls})
-
-
-def run_stages(run: Run, stages: tuple[str, ...], backends: SharedBackends) -> StageClock | None:
-    """The stages asked for, each timed; None on the processes of a data-parallel launch that only generate."""
-    clock = StageClock()
-    if "generate" in stages:
-        with clock.stage("generate"):
-            run.generate(backends.get)
-    if not is_main_process():
-        return None
-    if "judge" in stages:
-        with clock.stage("judge"):
-            run.judge(backends.get)
-    if "score" in stages:
-        with clock.stage("score"):
-            run.score()
-    clock.save(run)
-    if "report" in stages:
-        with clock.stage("report"):
-            write_report(run.folder)
-        clock.save(run)
-    return clock
 
 
 def print_summary(done: list[tuple[Run, StageClock]]) -> None:
@@ -207,44 +155,21 @@ def print_dry_run(run: Run, power: PowerReference | None = None) -> None:
 
 
 def command_judge(args: argparse.Namespace) -> int:
-    run = Run.open(args.folder, force=args.force, **judge_changes(args))
-    unscored = run.judge()
+    run, unscored = judge_folder(args.folder, judge_changes(args), args.force)
     print(f"judged; unscored judgements written: {unscored}")
     return report_failures([run] if run.failed else [])
 
 
 def judge_changes(args: argparse.Namespace) -> dict[str, Any]:
-    """The judge settings `longform-eval judge FOLDER` changes; everything else stays as stored."""
+    """The judge settings `longform-eval judge FOLDER` changes (the API's `judge_changes`); the rest stays as stored."""
     stored = RunConfig.model_validate(read_config(args.folder))
-    changes: dict[str, Any] = {}
-    judge = judge_spec(args, None)
-    if judge:
-        changes["judge"] = judge.model_dump(mode="json")
-    if judge or args.constrained_judge:
-        changes["constrained_judge"] = constrained_judge(args, judge or stored.judge)
-    update = {"max_new_tokens": args.judge_max_new_tokens, "temperature": args.judge_temperature}
-    settings = stored.judge_generation.model_copy(update={k: v for k, v in update.items() if v is not None})
-    if settings != stored.judge_generation:
-        changes["judge_generation"] = settings.model_dump(mode="json")
-    if args.judge_samples or settings != stored.judge_generation:
-        args.judge_samples = args.judge_samples or stored.judge_samples
-        changes["judge_samples"] = judge_samples(args, settings)
-    if args.judge_attempts:
-        changes["judge_attempts"] = args.judge_attempts
-    if args.parser:
-        benchmark = create_benchmark(stored.benchmark, stored.benchmark_config, stored.benchmark_args)
-        changes["parser"] = checked_parser(benchmark, args.parser)
-    if args.no_strip_think:
-        changes["strip_think"] = False
-    return changes
+    given = settings_of(args, judge=args.judge)
+    given.pop("force", None)
+    return api_judge_changes(stored, args.judge, settings_from(given, JUDGE_SETTINGS), set(given))
 
 
 def command_score(args: argparse.Namespace) -> int:
-    read_config(args.folder)  # a folder of another schema is named as such, not by its records
-    check_writable_folder(args.folder)  # a log that is a link or no regular file is named as such
-    check_record_logs(args.folder)  # every record, before the folder is opened for writing
-    run = Run.open(args.folder)
-    run.score()
+    run = score_folder(args.folder)
     print_leaderboard([run.folder])
     return report_pending([pending_calls(run)])
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from longform_eval.dataset_builder.hub import card_metadata, checked_repo_id, upload_plan
+from longform_eval.registry import benchmark_declarations
 
 from .licences import check_built_licence, licence_of
 from .space_settings import SpaceSettings, arena_settings, card_with_settings
@@ -88,14 +89,19 @@ def pin_requirements(text: str, version: str, extras: Sequence[str] = (), where:
     return "\n".join(lines) + "\n"
 
 
+def metric_packages() -> dict[str, str]:
+    """The `evaluate` modules the benchmarks declare (`metric`: "package:folder"), each once: name -> its package,
+    a folder holding `<name>.py` and a Space's files."""
+    packages: dict[str, str] = {}
+    for declaration in benchmark_declarations().values():
+        if declaration.metric:
+            package, _, name = declaration.metric.partition(":")
+            packages.setdefault(name, f"{package}.{name}")
+    return dict(sorted(packages.items()))
+
+
 def metric_names() -> list[str]:
-    """The `evaluate` modules of the package: folders `metric/<name>/` holding `<name>.py` and a Space's files."""
-    root = resources.files(METRIC_PACKAGE)
-    names = []
-    for entry in root.iterdir():
-        if entry.is_dir() and all(entry.joinpath(n).is_file() for n in (f"{entry.name}.py", *SPACE_FILES)):
-            names.append(entry.name)
-    return sorted(names)
+    return list(metric_packages())
 
 
 def space_card_problem(card: str) -> str | None:
@@ -173,7 +179,8 @@ def pinned_install(card: str, version: str, where: str) -> str:
 def metric_repo(org: str, name: str, version: str, private: bool = False) -> RepoPlan:
     """The Space `evaluate.load("ORG/<name>")` reads: `<name>.py` at its root, beside the card and the app that
     serves the metric (hence the Space's extras)."""
-    files = space_files(f"{METRIC_PACKAGE}.{name}", f"{name}.py", version, SPACE_EXTRAS)
+    package = metric_packages().get(name, f"{METRIC_PACKAGE}.{name}")
+    files = space_files(package, f"{name}.py", version, SPACE_EXTRAS)
     files["README.md"] = metric_card(files["README.md"], f"{org}/{name}", version)
     return RepoPlan("space", f"{org}/{name}", private, "evaluate metric", files)
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from huggingface_hub import DatasetCardData
 
+from longform_eval.registry import benchmark_declarations
+
 from ..report.markdown import benchmark_of
 from ..runner.config import RunConfig
 from .licences import licence_of
@@ -156,7 +158,7 @@ def run_body(repo_id: str, run: RunInfo) -> list[str]:
 
 def restricted_note(run: RunInfo) -> str | None:
     """A warning when the benchmark's dataset is not under an open licence (its prompts may be quoted)."""
-    builder = benchmark_of(run.scores).builder
+    builder = dataset_of(run.scores)
     if builder is None or licence_of(builder).is_open:
         return None
     return (
@@ -165,9 +167,16 @@ def restricted_note(run: RunInfo) -> str | None:
     )
 
 
+def dataset_of(scores: dict[str, Any]) -> str | None:
+    """The dataset the run's benchmark reads its rows from, as the registry declares it."""
+    declarations = benchmark_declarations()
+    name = benchmark_of(scores).name
+    return declarations[name].dataset_name if name in declarations else None
+
+
 def dataset_terms(run: RunInfo) -> str:
     """The benchmark's dataset and its licence terms, as its own card states them."""
-    builder = benchmark_of(run.scores).builder
+    builder = dataset_of(run.scores)
     if builder is None:
         return "the benchmark's dataset, under its own licence (see its card)"
     return f"the `{builder}` dataset, {licence_of(builder).terms()}"

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..report.markdown import benchmark_of, scale_of
+from ..report.sections import sections_for
 
 
 @dataclass
@@ -30,7 +31,7 @@ class RunInfo:
     def headline(self) -> tuple[str, str, str]:
         """(the figure with its interval, its scale, its breakdown), as the report and leaderboard print them."""
         benchmark = benchmark_of(self.scores)
-        figure, details = benchmark.headline(self.scores)
+        figure, details = sections_for(benchmark).headline(self.scores)
         return figure, scale_of(benchmark), details
 
 

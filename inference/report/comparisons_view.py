@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .comparisons import FILE, write_comparisons
-from .tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
+from .sections.tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
 
 TIE = "tie (not distinguishable)"
 

@@ -20,8 +20,8 @@ from longform_eval.metric.longbench_write import length_score
 
 from ..benchmarks import LengthTarget
 from .markdown import benchmark_of, load_scores
-from .plots import Absent, loglog_scatter
-from .tables import fmt, markdown_table
+from .sections.plots import Absent, loglog_scatter
+from .sections.tables import fmt, markdown_table
 
 NAME = "length_following"
 WITHIN = 0.2  # "on target": the output is within 20% of the length asked for

@@ -1,8 +1,8 @@
 """report.md and plots for a run folder, a side-by-side leaderboard of several runs, and a run's closing summary.
 
 The run's counts, deviations and stage times are common to every benchmark; the figures, tables and plots are the
-benchmark's own (`Benchmark.report_section`, `Benchmark.headline`, `Benchmark.headline_scale`), and so are the
-published figures shown beside them (`Benchmark.context`).
+benchmark's presentation (`sections_for(benchmark)`: `report_section`, `headline`; `Benchmark.headline_scale`), and so
+are the published figures shown beside them (its `context`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from rich.table import Table
 from longform_eval.common.atomic import write_text_atomic
 
 from ..benchmarks import Benchmark, create_benchmark
-from .context import RunContext, context_lines
 from .scores_file import load_scores
-from .tables import fmt, fmt_interval
+from .sections import sections_for
+from .sections.context import RunContext, context_lines
+from .sections.tables import fmt, fmt_interval
 from .timings import STAGES, read_timings, save_invocation, timing_lines
 from .uncertainty import interval_sentences, judge_temperature, variance_lines
 
@@ -37,7 +38,8 @@ def write_report(folder: str | Path) -> Path:
     scores = load_scores(folder)
     invocations = read_timings(folder)  # read (and checked) before any plot is drawn
     benchmark = benchmark_of(scores)
-    headline, details = benchmark.headline(scores)
+    sections = sections_for(benchmark)
+    headline, details = sections.headline(scores)
     lines = [
         f"# {scores['benchmark']}:{scores.get('config')}: {scores['model']}",
         "",
@@ -68,11 +70,11 @@ def write_report(folder: str | Path) -> Path:
     if scores.get("parser_rescues"):
         rescues = ", ".join(f"{name} {n}" for name, n in scores["parser_rescues"].items())
         lines += [f"Verdicts saved by the lenient parser: {rescues}.", ""]
-    section = benchmark.report_section(scores, folder)
+    section = sections.report_section(scores, folder)
     lines += [*section.lines, "", *[f"![{p.stem}]({p.name})" for p in section.plots]]
     if any((scores.get("intervals") or {}).values()):
         lines += ["", *variance_lines(scores, benchmark, judge_temperature(folder))]
-    context = benchmark.context(scores, folder)
+    context = sections.context(scores, folder)
     if context is not None:
         lines += ["", *context_lines(context, scores.get("judge"))]
     lines += timing_lines(invocations)
@@ -99,7 +101,7 @@ def leaderboard(folders: list[Path]) -> Table:
         scores = load_scores(folder)
         benchmark = benchmark_of(scores)
         table.add_row(*run_cells(folder, scores, benchmark))
-        context = benchmark.context(scores, folder) or RunContext()
+        context = sections_for(benchmark).context(scores, folder) or RunContext()
         for cells in context_cells(scores, context):
             if cells not in shown:
                 shown.add(cells)
@@ -114,7 +116,7 @@ def leaderboard(folders: list[Path]) -> Table:
 
 def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tuple[str, ...]:
     """A run's row; every cell escaped, as a model or folder name may hold rich markup such as `[bold]`."""
-    headline, details = benchmark.headline(scores)
+    headline, details = sections_for(benchmark).headline(scores)
     cells = (
         str(folder),
         f"{scores['benchmark']}:{scores.get('config')}",
@@ -161,7 +163,7 @@ def summary_lines(folder: Path, seconds: dict[str, float], judged_reasons: dict[
     """
     scores = load_scores(folder)
     benchmark = benchmark_of(scores)
-    headline, details = benchmark.headline(scores)
+    headline, details = sections_for(benchmark).headline(scores)
     reasons = scores.get("unscored_reasons") or judged_reasons
     generations, judge_calls = scores.get("n_pending_generations", 0), scores.get("n_pending_judge_calls", 0)
     pending = f"; pending: {generations} generations, {judge_calls} judge calls" if generations or judge_calls else ""

@@ -31,11 +31,11 @@ from longform_eval.metric.pairwise import (
 )
 
 from ..benchmarks import PairwiseBattle
-from ..benchmarks.pairwise_scores import BOOTSTRAP, ELO
+from ..benchmarks.pairwise.scores import BOOTSTRAP, ELO
 from .lengths import output_folder
 from .markdown import benchmark_of, load_scores
-from .plots import Plot, heat_map, interval_plot, split_plots
-from .tables import fmt, markdown_table
+from .sections.plots import Plot, heat_map, interval_plot, split_plots
+from .sections.tables import fmt, markdown_table
 
 NAME = "pairwise_leaderboard"
 

@@ -46,9 +46,9 @@ def opened_as_made(folder: Path) -> Run:
     stored = read_config(folder)
     config = validated_config(path, stored)
     try:
-        return Run(folder, config, read_only=True)
-    except RunConfigMismatch:
-        changed = ", ".join(config.changed_fields(stored))  # `Run` set config.dataset_hash from the rows it selects
+        return Run.create(folder, config, read_only=True)
+    except RunConfigMismatch as error:
+        changed = ", ".join(error.fields)  # e.g. dataset_hash: the rows it selects are not those of the records
         raise RunFolderError(
             f"{path}: field '{changed}': the rows this config.yaml selects are not those the run was made on (its "
             "selection, dataset or benchmark options were changed); restore the config.yaml the run wrote"

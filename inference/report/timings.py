@@ -12,7 +12,7 @@ from longform_eval.common.atomic import write_text_atomic
 
 from ..benchmarks.layouts import Count, Layout
 from .json_file import check_layout, read_json
-from .tables import fmt, markdown_table
+from .sections.tables import fmt, markdown_table
 
 TIMINGS_FILE = "timings.json"
 STAGES = ("generate", "judge", "score", "report")

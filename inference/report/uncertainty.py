@@ -11,7 +11,7 @@ from typing import Any
 
 from ..benchmarks import Benchmark
 from ..runner.folder import CONFIG_FILE, read_config
-from .tables import fmt
+from .sections.tables import fmt
 
 
 def interval_sentences(scores: dict[str, Any]) -> list[str]:

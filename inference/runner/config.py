@@ -27,7 +27,11 @@ JUDGE_FIELDS = {
 
 
 class RunConfigMismatch(ValueError):
-    pass
+    """Records already written bind other settings (`fields`) than the ones given."""
+
+    def __init__(self, fields: list[str], message: str):
+        self.fields = fields
+        super().__init__(message)
 
 
 class RunConfig(BaseModel):

@@ -1,8 +1,8 @@
 """A judge against human labels, to calibrate it before trusting it: PandaLM's 999 human-labelled A/B items.
 
 Each item (instruction, input, two responses) carries three human labels (0 tie, 1 the first response better, 2 the
-second). The judge sees every item as the pairwise benchmarks show theirs (`pairwise_calls`: both orders, or a 1-10
-score per response), its verdict is compared with the human majority on three classes (A, B, tie; both of the
+second). The judge sees every item as the pairwise benchmarks show theirs (`benchmarks.pairwise.calls`: both orders, or
+a 1-10 score per response), its verdict is compared with the human majority on three classes (A, B, tie; both of the
 judge's ties are a tie), and the released GPT-3.5 and PandaLM-7B verdicts on the same items stand beside it. Raw
 judge completions are kept in `<out>/judgements.jsonl`, keyed by item, judge and settings: a rerun makes only the
 missing calls, and parsing is redone from them.
@@ -30,7 +30,7 @@ from longform_eval.metric.uncertainty.groups import as_dicts, group_method
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
 from ..benchmarks import JudgeCall
-from ..benchmarks.pairwise_calls import FIRST, SECOND, Mode, PairItem, item_verdict, pair_calls, parse_reply
+from ..benchmarks.pairwise.calls import FIRST, SECOND, Mode, PairItem, item_verdict, pair_calls, parse_reply
 from ..config import GenerationConfig, ModelSpec
 from ..progress import stage_progress
 from .records import RecordLog

@@ -44,8 +44,8 @@ def samples_problem(samples: int, settings: GenerationConfig) -> str | None:
     """Why K judge samples would measure nothing, or None: a greedy judge gives the same verdict every time."""
     if samples > 1 and settings.temperature == 0:
         return (
-            f"--judge-samples {samples}: the judge decodes greedily (temperature 0), so every sample would repeat the "
-            "first verdict and measure no judge noise; keep --judge-samples 1 or raise --judge-temperature"
+            "the judge decodes greedily (temperature 0), so every sample would repeat the first verdict and measure "
+            "no judge noise; keep one judge sample or raise the judge's temperature"
         )
     return None
 

@@ -16,11 +16,12 @@ from longform_eval.dataset_builder.folder import package_version
 
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
-from ..benchmarks import JudgeCall, Selection, create_benchmark, rows_hash, strip_think
+from ..benchmarks import Benchmark, JudgeCall, Selection, create_benchmark, rows_hash, strip_think
 from ..benchmarks.rows import benchmark_rows
 from ..config import GenerationConfig, ModelSpec
 from ..progress import console, stage_progress
 from ..secret_values import scrub
+from .answers import read_answers
 from .config import RunConfig, RunConfigMismatch, bound_fields
 from .folder import CONFIG_FILE, JUDGEMENT_LOGS, check_writable_folder, holds_records, read_config, validated_config
 from .judge_samples import sample_call, sample_settings, split_sample_key
@@ -36,22 +37,20 @@ def request_hash(request: Request, generation: dict[str, Any]) -> str:
 
 
 class Run:
-    def __init__(self, folder: str | Path, config: RunConfig, force: bool = False, read_only: bool = False):
-        self.folder = Path(folder)
-        model = config.model.model if config.model else None
-        self.benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args, model)
-        rows = benchmark_rows(self.benchmark, config.dataset, config.dataset_revision, config.source)
-        self.rows = Selection(**config.selection).apply(rows, self.benchmark)
-        self.by_id = {row["id"]: row for row in self.rows}
-        config.dataset_hash = rows_hash(self.rows)
-        config.package_version = package_version()
-        from .parallel import process_rank
+    """A run folder: its configuration, its benchmark and selected rows, and its record logs.
 
+    Constructing one reads and writes nothing; `Run.create` (a configuration given) and `Run.open` (the folder's own
+    config.yaml) are the named steps that load the rows, check the folder, take its lock and write config.yaml."""
+
+    def __init__(
+        self, folder: str | Path, config: RunConfig, benchmark: Benchmark, rows: list[dict], read_only: bool = False
+    ):
+        self.folder = Path(folder)
+        self.config = config
+        self.benchmark = benchmark
+        self.rows = rows
+        self.by_id = {row["id"]: row for row in rows}
         self.read_only = read_only  # a reader (the Space, a baseline): no lock taken, nothing written
-        if not read_only:
-            check_writable_folder(self.folder)  # a file, or a folder of someone else's files, is not written
-            lock_run_folder(self.folder, process_rank())
-        self.config = self.reconcile(config, force)
         self.generations = RecordLog(self.folder / "generations.jsonl", GenerationRecord.KEY)
         self.judgements = RecordLog(self.folder / "judgements.jsonl", JudgementRecord.KEY)
         self.failures = RecordLog(self.folder / "failures.jsonl", ("stage", "key"))
@@ -60,14 +59,32 @@ class Run:
         self.failed: Counter[str] = Counter()
 
     @classmethod
-    def open(cls, folder: str | Path, read_only: bool = False, **changes: Any) -> Run:
+    def create(cls, folder: str | Path, config: RunConfig, force: bool = False, read_only: bool = False) -> Run:
+        """Load and select the rows, check and lock the folder and write config.yaml (unless `read_only`: no lock,
+        nothing written); `config` itself is not changed. A RunConfigMismatch if records bind another config."""
+        model = config.model.model if config.model else None
+        benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args, model)
+        benchmark.read_run = functools.partial(read_answers, cls.open)  # a pairwise baseline run folder
+        rows = benchmark_rows(benchmark, config.dataset, config.dataset_revision, config.source)
+        rows = Selection(**config.selection).apply(rows, benchmark)
+        config = config.model_copy(update={"dataset_hash": rows_hash(rows), "package_version": package_version()})
+        if not read_only:
+            from .parallel import process_rank
+
+            check_writable_folder(Path(folder))  # a file, or a folder of someone else's files, is not written
+            lock_run_folder(Path(folder), process_rank())
+        run = cls(folder, config, benchmark, rows, read_only)
+        run.config = run.reconcile(config, force)
+        return run
+
+    @classmethod
+    def open(cls, folder: str | Path, read_only: bool = False, force: bool = False, **changes: Any) -> Run:
         """Reopen an existing run folder (for `judge`, `score`, `report`), optionally changing fields; `read_only`
         reads it as it is (no lock, no file written) while another process may be writing it."""
         stored = read_config(Path(folder))
-        force = changes.pop("force", False)
         stored.update({k: v for k, v in changes.items() if v is not None})
         config = validated_config(Path(folder) / CONFIG_FILE, stored)
-        return cls(folder, config, force=force, read_only=read_only)
+        return cls.create(folder, config, force=force, read_only=read_only)
 
     def reconcile(self, config: RunConfig, force: bool) -> RunConfig:
         """A stored setting binds once a record depends on it (a judge setting once a judgement is written, any other
@@ -85,8 +102,9 @@ class Run:
             bound = bound_fields(changed, generated, judged)
             if bound and not force:
                 raise RunConfigMismatch(
+                    bound,
                     f"{path}: the run was started with a different configuration ({', '.join(bound)}). "
-                    "Use another --out folder, or --force to add records of the new configuration beside the old."
+                    "Use another --out folder, or --force to add records of the new configuration beside the old.",
                 )
         text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
         if self.read_only:

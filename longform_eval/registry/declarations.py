@@ -70,7 +70,8 @@ class BenchmarkDeclaration:
 @dataclass(frozen=True)
 class BackendDeclaration:
     """A backend as `BACKEND:MODEL` names it: its class, the packages it needs with their minimum versions
-    (checked when it is created, with one line naming what is missing), and the extra that installs them."""
+    (checked when it is created, with one line naming what is missing), and the longform-eval extra that installs them
+    (a plug-in's backend leaves `extra` out: the line then names the packages)."""
 
     name: str
     backend: str

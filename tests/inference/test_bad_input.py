@@ -336,7 +336,7 @@ def test_a_run_on_a_path_that_is_a_file_is_refused(finished_run, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("mine\n")
     with pytest.raises(RunFolderError, match=f"{notes}: is a file, not a run folder"):
-        Run(notes, config)
+        Run.create(notes, config)
     assert notes.read_text() == "mine\n"
 
 

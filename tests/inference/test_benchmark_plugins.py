@@ -70,7 +70,7 @@ def test_a_benchmark_from_outside_the_package_runs_generate_judge_score_report(t
     assert scores["deviations"] == [f"judge model = replay:{toy_replays['judge_a']} (paper: toy-judge)"]
     config = yaml.safe_load((out / "config.yaml").read_text())
     assert config["benchmark_args"] == {"suffix": "Be brief."} and config["dataset"] == str(toy_dataset)
-    assert "**Toy accuracy: 66.66" in (out / "report.md").read_text()
+    assert "- **accuracy**: 66.67" in (out / "report.md").read_text()  # the generic presentation
 
 
 def test_benchmark_args_are_typed_and_checked_before_anything_is_written(toy_dataset, toy_replays, tmp_path, capsys):

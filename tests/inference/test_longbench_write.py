@@ -11,6 +11,7 @@ import yaml
 from longform_eval.dataset_builder.longgenbench import read_setting
 from longform_eval.inference.benchmarks import LengthTarget, create_benchmark
 from longform_eval.inference.cli import main
+from longform_eval.inference.report.sections import sections_for
 from longform_eval.metric import Unscored
 from longform_eval.metric.longbench_write.generation import judge_retry_deviation
 
@@ -194,7 +195,7 @@ def test_ruler_lengths_above_20k_get_their_own_bucket_in_the_report(tmp_path):
     scores = {**benchmark.score(rows, responses, {"r1": Unscored("not JSON")}), "model": "m"}
     assert {name: part["s_l"] for name, part in scores["buckets"].items()} == {"[4k,20k]": 100.0, ">20k": 0.0}
     assert scores["unscored_reasons"] == {"not JSON": 1, "not judged": 1} and scores["s_q"] is None
-    section = benchmark.report_section(scores, tmp_path)
+    section = sections_for(benchmark).report_section(scores, tmp_path)
     assert "| >20k | 1 | 0.00 [no interval] | 0 | - |" in section.lines  # one output: no interval
     assert "| [4k,20k] | 1 | 100.00 [no interval] | 0 | - |" in section.lines
     assert any(line.startswith("`>20k` holds required lengths above 20,000") for line in section.lines)

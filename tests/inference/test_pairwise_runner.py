@@ -3,16 +3,18 @@ the multi-run leaderboard; and `judge-agreement` on PandaLM's human labels."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
 import pytest
 
 from longform_eval.inference.benchmarks import create_benchmark
-from longform_eval.inference.benchmarks.pairwise_calls import pair_calls
+from longform_eval.inference.benchmarks.pairwise.calls import pair_calls
 from longform_eval.inference.benchmarks.rows import benchmark_rows
 from longform_eval.inference.cli import main
 from longform_eval.inference.runner import Run
+from longform_eval.inference.runner.answers import read_answers
 from longform_eval.inference.runner.judge_agreement import pandalm_folder, read_items
 
 from .conftest import assert_intervals_hold, write_replay
@@ -203,7 +205,7 @@ def test_baseline_flag_errors_are_clear(tmp_path, capsys):
     assert main(["run", "--benchmark", "tencentllmeval:en", "--baseline", str(tmp_path), "--out", out]) == 2
     assert "has no config.yaml" in capsys.readouterr().err
     assert main(["run", "--benchmark", "hellobench-pairwise:chat", "--model", "replay:x", "--out", out]) == 2
-    assert "pass --baseline" in capsys.readouterr().err
+    assert "--baseline: hellobench-pairwise judges the model against a baseline: give one" in capsys.readouterr().err
     assert main(["run", "--benchmark", "hellobench-pairwise:chat", "--baseline", "reference", "--out", out]) == 2
     assert "HelloBench has no reference answers" in capsys.readouterr().err
     assert not Path(out).exists()
@@ -224,6 +226,7 @@ def test_hellobench_pairwise_against_released_gpt4o_responses(shared_data, gpt4o
     assert scores["baseline"] == "imported:gpt4o_0806" and scores["n_scored"] == 3 and scores["win_rate"] == 0.5
     assert list(scores["groups"]) == ["task", "subcategory"] and scores["flip_rate"] == 0.0
     other = create_benchmark("tencentllmeval", "en", {"baseline": str(baseline)})
+    other.read_run = functools.partial(read_answers, Run.open)  # as the runner sets it
     with pytest.raises(
         ValueError, match="a hellobench:chat run; answers to the same prompts come from a tencentllmeval:en"
     ):

@@ -22,7 +22,7 @@ from longform_eval.dataset_builder import build
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.inference.cli import main
-from longform_eval.inference.hub.licences import DATASET_LICENCES, card_licence_section
+from longform_eval.inference.hub.licences import card_licence_section, dataset_licences
 from longform_eval.inference.hub.publish import publish_release
 from longform_eval.inference.hub.release import assemble_release
 from longform_eval.inference.hub.release_plan import (
@@ -163,7 +163,7 @@ def test_a_metric_card_that_cannot_be_published_as_it_is_is_refused(card, error)
 
 
 def test_a_refusal_quotes_the_licence_section_of_the_dataset_card():
-    assert {name for name, licence in DATASET_LICENCES.items() if licence == "other"} == RESTRICTED
+    assert {name for name, licence in dataset_licences().items() if licence == "other"} == RESTRICTED
     tencent = refusal(ORG, "tencentllmeval")
     assert tencent.repo_id == f"{ORG}/tencentllmeval"
     assert "Academic research only" in tencent.reason and "--with-restricted" in tencent.reason

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from longform_eval.inference.cli import main
-from longform_eval.inference.report import context as report_context
-from longform_eval.inference.report.plots import Absent, bar_plot, line_plot, scatter_plot
+from longform_eval.inference.report.sections import context as report_context
+from longform_eval.inference.report.sections.plots import Absent, bar_plot, line_plot, scatter_plot
 from longform_eval.metric.helloeval.parser import parse_checklist_verdict
 
 from .conftest import chat_run, released, write_replay

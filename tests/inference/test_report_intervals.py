@@ -16,8 +16,9 @@ from rich.console import Console
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.cli import main
-from longform_eval.inference.report import plots as report_plots
 from longform_eval.inference.report.markdown import COLUMNS, leaderboard, load_scores, run_cells, write_report
+from longform_eval.inference.report.sections import plots as report_plots
+from longform_eval.inference.report.sections import sections_for
 from longform_eval.inference.report.uncertainty import variance_advice
 from longform_eval.inference.runner.uncertainty import what_more_buys
 from longform_eval.metric.uncertainty import VarianceSplit
@@ -124,9 +125,9 @@ def test_published_intervals_are_fast(chat_folder):
     out, _ = chat_folder
     scores = load_scores(out)
     benchmark = create_benchmark("hellobench", "chat")
-    benchmark.context(scores, out)  # the released verdicts are read once and cached
+    sections_for(benchmark).context(scores, out)  # the released verdicts are read once and cached
     started = time.perf_counter()
-    context = benchmark.context(scores, out)
+    context = sections_for(benchmark).context(scores, out)
     seconds = time.perf_counter() - started
     assert len(context.rows) == 6 and all(row.interval["n"] >= 12 for row in context.rows)
     assert seconds < 0.5 * len(context.rows), seconds  # about 0.05 s a row here
@@ -197,12 +198,12 @@ def test_a_pairwise_win_rate_whose_interval_holds_even_is_a_tie_not_a_win():
     benchmark = create_benchmark("tencentllmeval", "en")
     base = {"win_rate": 0.55, "gsb": 0.1, "baseline": "B", "flip_rate": 0.0, "length_controlled_win_rate": None}
     tie = base | {"intervals": {"win_rate": {"low": 0.45, "high": 0.65, "se": 0.05, "n": 80}}}
-    assert benchmark.headline(tie)[0] == "55.0 [45.0, 65.0]"
-    assert "a tie with the baseline at 95%" in benchmark.headline(tie)[1]
+    assert sections_for(benchmark).headline(tie)[0] == "55.0 [45.0, 65.0]"
+    assert "a tie with the baseline at 95%" in sections_for(benchmark).headline(tie)[1]
     ahead = base | {"intervals": {"win_rate": {"low": 0.52, "high": 0.6, "se": 0.02, "n": 400}}}
-    assert "tie" not in benchmark.headline(ahead)[1]
-    assert benchmark.headline(base | {"intervals": {"win_rate": None}})[0] == "55.0 [no interval]"
-    assert benchmark.headline(base)[0] == "55.0"  # a scores.json from before intervals
+    assert "tie" not in sections_for(benchmark).headline(ahead)[1]
+    assert sections_for(benchmark).headline(base | {"intervals": {"win_rate": None}})[0] == "55.0 [no interval]"
+    assert sections_for(benchmark).headline(base)[0] == "55.0"  # a scores.json from before intervals
 
 
 def test_rich_markup_in_a_run_name_shows_literally_in_the_leaderboard(gpt4o_replays, tmp_path):

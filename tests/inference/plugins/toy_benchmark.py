@@ -6,7 +6,6 @@ It registers through the public decorator (imported by the test) and, as `toy_en
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -17,7 +16,6 @@ from longform_eval.inference.benchmarks import (
     BenchmarkArgs,
     JudgeCall,
     PaperSettings,
-    ReportSection,
     register_benchmark,
 )
 from longform_eval.inference.config import GenerationConfig
@@ -31,6 +29,7 @@ class ToyArgs(BenchmarkArgs):
 class ToyBenchmark(Benchmark):
     name = "toy"
     configs = ("default", "hard")
+    headline_figure = "accuracy"  # no presentation declared: the generic one shows this figure
     default_config = "default"
     Args = ToyArgs
     group_field = "topic"
@@ -64,12 +63,6 @@ class ToyBenchmark(Benchmark):
             "n_scored": len(judged),
             "n_unscored": sum(1 for r in rows if r["id"] in responses) - len(judged),
         }
-
-    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
-        return ReportSection([f"**Toy accuracy: {scores['accuracy']}**"])
-
-    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        return str(scores["accuracy"]), f"scored {scores['n_scored']}"
 
 
 def register() -> type[Benchmark]:

@@ -26,7 +26,7 @@ from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcate
 from longform_eval.metric.uncertainty.unit_intervals import FigureSource, figure_intervals
 from longform_eval.metric.uncertainty.units import UnitTable
 
-from ..yaml_files import options_file
+from ...yaml_files import options_file
 from .tables import NO_INTERVALS, Bounds, fmt, fmt_interval, markdown_table
 
 if TYPE_CHECKING:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from longform_eval.common.hashing import text_hash
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import (
     SCORE_SCHEMA,
@@ -27,9 +28,8 @@ from longform_eval.metric.pairwise import (
     single_score_messages,
 )
 
-from ..backends.base import Request
-from ..runner.schema import text_hash
-from .base import JudgeCall
+from ...backends.base import Request
+from ..base import JudgeCall
 
 Mode = Literal["pairwise", "single"]
 FIRST, SECOND = "ab", "ba"

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from ..config import GenerationConfig
-from .hellobench import HelloBench
-from .pairwise_baseline import REFERENCE, checked_baseline
-from .pairwise_common import PairwiseArgs, PairwiseBenchmark
-from .registry import register_benchmark
+from ...config import GenerationConfig
+from ..hellobench import HelloBench
+from ..registry import register_benchmark
+from .baseline import REFERENCE, checked_baseline
+from .common import PairwiseArgs, PairwiseBenchmark
 
 
 class HelloBenchPairwiseArgs(PairwiseArgs):
@@ -37,7 +37,6 @@ class HelloBenchPairwise(PairwiseBenchmark):
     name = "hellobench-pairwise"
     configs = HelloBench.configs
     default_config = HelloBench.default_config
-    builder = HelloBench.builder
     Args = HelloBenchPairwiseArgs
     group_field = "task"
     subgroup_fields = ("subcategory",)

@@ -15,9 +15,9 @@ from pydantic import Field
 
 from longform_eval.dataset_builder.tencentllmeval import LANGUAGES
 
-from .pairwise_baseline import REFERENCE
-from .pairwise_common import PairwiseArgs, PairwiseBenchmark
-from .registry import register_benchmark
+from ..registry import register_benchmark
+from .baseline import REFERENCE
+from .common import PairwiseArgs, PairwiseBenchmark
 
 REQUIRED_FIELDS = ("prompt_id", "area", "task", "question")
 AREA_ALIASES = {"Field Application": "Professional Field", "Professional field": "Professional Field"}
@@ -34,7 +34,6 @@ class TencentLLMEval(PairwiseBenchmark):
     name = "tencentllmeval"
     configs = tuple(LANGUAGES)
     default_config = "en"
-    builder = "tencentllmeval"
     Args = TencentLLMEvalArgs
     group_field = "area"
     subgroup_fields = ("task",)

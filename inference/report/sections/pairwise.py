@@ -1,14 +1,15 @@
-"""report.md of a pairwise run: the model against its baseline, rated four ways, overall and per group."""
+"""The presentation of a pairwise run (hellobench-pairwise, tencentllmeval): the model against its baseline, rated
+four ways, overall and per group."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from ..report.plots import bar_plot, split_plots
-from ..report.tables import fmt, fmt_figure, holds, interval_of, markdown_table
-from .base import ReportSection
-from .pairwise_scores import BASELINE, MODEL
+from ...benchmarks.pairwise.scores import BASELINE, MODEL
+from .base import ReportSection, Sections
+from .plots import bar_plot, split_plots
+from .tables import fmt, fmt_figure, holds, interval_of, markdown_table
 
 EVEN = 0.5  # the win rate of a model no better and no worse than its baseline
 
@@ -138,3 +139,17 @@ def pairwise_section(scores: dict[str, Any], folder: Path) -> ReportSection:
     )
     plots, absent = split_plots([plot])
     return ReportSection(lines + ([""] + absent if absent else []), plots)
+
+
+class PairwiseSections(Sections):
+    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
+        return pairwise_section(scores, folder)
+
+    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
+        lc = scores.get("length_controlled_win_rate")
+        tie = "; a tie with the baseline at 95%" if holds(interval_of(scores, "win_rate"), EVEN) else ""
+        return (
+            fmt_figure(scores, "win_rate", scores.get("win_rate"), digits=1, scale=100),
+            f"win rate % vs {scores.get('baseline')}{tie}; LC {fmt(None if lc is None else 100 * lc, 1)} "
+            f"GSB {fmt(scores.get('gsb'))} flips {fmt(scores.get('flip_rate'))}",
+        )

@@ -1,13 +1,16 @@
 """What a pairwise run compares with: the dataset's reference answers, or the answers of another run folder.
 
-A baseline run folder is read the way the runner reads its own (`Run.open(read_only=True)`: its model's current
-generations, `<think>` stripped if that run strips it); nothing in it is locked or written.
+A baseline run folder is read by the runner, which owns run folders: the benchmark's `read_run` (set by the runner:
+the folder opened read-only, its model's current generations, `<think>` stripped if that run strips it); nothing in
+it is locked or written.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..base import RunReader
 
 REFERENCE = "reference"
 RUN_CONFIG = "config.yaml"
@@ -33,16 +36,19 @@ class BaselineRun:
     answers: dict[str, str]
 
 
-def read_baseline_run(folder: Path, accepted: tuple[str, ...], config: str | None) -> BaselineRun:
+def read_baseline_run(
+    folder: Path, accepted: tuple[str, ...], config: str | None, read_run: RunReader | None
+) -> BaselineRun:
     """The current answers of a run folder of one of the `accepted` benchmarks (of `config`, when given)."""
-    from ..runner import Run
-
-    run = Run.open(folder, read_only=True)
-    kind = f"{run.config.benchmark}:{run.config.benchmark_config}"
-    if run.config.benchmark not in accepted or config not in (None, run.config.benchmark_config):
+    if read_run is None:
+        raise ValueError(f"baseline {folder}: no run-folder reader given (the runner sets the benchmark's read_run)")
+    run = read_run(folder)
+    if run.benchmark not in accepted or config not in (None, run.config):
         wanted = " or ".join(f"{name}:{config}" if config else name for name in accepted)
-        raise ValueError(f"baseline {folder}: a {kind} run; answers to the same prompts come from a {wanted} run")
-    answers = {sample_id: text for sample_id, (text, _) in run.responses().items()}
-    if not answers:
-        raise ValueError(f"baseline {folder}: no generations of {run.config.model_id} yet; generate them first")
-    return BaselineRun(folder, run.config.model_id, answers)
+        raise ValueError(
+            f"baseline {folder}: a {run.benchmark}:{run.config} run; answers to the same prompts come "
+            f"from a {wanted} run"
+        )
+    if not run.answers:
+        raise ValueError(f"baseline {folder}: no generations of {run.model} yet; generate them first")
+    return BaselineRun(folder, run.model, run.answers)

@@ -33,7 +33,7 @@ from longform_eval.metric.pairwise.length_control import FOLDS as LC_FOLDS
 from longform_eval.metric.pairwise.uncertainty import WIN_VALUE, pairwise_figures
 from longform_eval.metric.uncertainty.groups import as_dicts, group_intervals, group_method
 
-from .pairwise_calls import FIRST, SECOND, ItemVerdict
+from .calls import FIRST, SECOND, ItemVerdict
 
 ELO = {"k": 4.0, "rounds": 20, "seed": 0}
 BOOTSTRAP = {"bootstrap": 100, "seed": 0}

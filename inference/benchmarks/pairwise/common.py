@@ -22,15 +22,13 @@ from longform_eval.metric.uncertainty import Figure
 from longform_eval.metric.uncertainty.intervals import normal_interval
 from longform_eval.metric.uncertainty.units import UnitTable
 
-from ..backends.base import Request
-from ..config import GenerationConfig
-from ..report.tables import fmt, fmt_figure, holds, interval_of
-from .base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, ReportSection, sampling_config
-from .layouts import PairwiseLayout
-from .pairwise_baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
-from .pairwise_calls import PairItem, item_verdict, pair_calls, parse_reply
-from .pairwise_scores import JudgedItem, score_items
-from .pairwise_section import EVEN, pairwise_section
+from ...backends.base import Request
+from ...config import GenerationConfig
+from ..base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, sampling_config
+from ..layouts import PairwiseLayout
+from .baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
+from .calls import PairItem, item_verdict, pair_calls, parse_reply
+from .scores import JudgedItem, score_items
 
 PARSER = "verdict"
 
@@ -97,7 +95,7 @@ class PairwiseBenchmark(Benchmark):
     @functools.cached_property
     def baseline_run(self) -> BaselineRun:
         config = self.config if self.same_config_baseline else None
-        return read_baseline_run(Path(self.args.baseline), self.baseline_benchmarks, config)
+        return read_baseline_run(Path(self.args.baseline), self.baseline_benchmarks, config, self.read_run)
 
     def baseline_name(self) -> str | None:
         if self.args.baseline is None:
@@ -150,18 +148,6 @@ class PairwiseBenchmark(Benchmark):
             judged.append(JudgedItem(item.id, groups, verdict, item.answer, item.baseline))
         figures = score_items(judged, self.group_fields, no_baseline)
         return {"baseline": self.baseline_name(), "mode": self.args.mode, **figures}
-
-    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
-        return pairwise_section(scores, folder)
-
-    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        lc = scores.get("length_controlled_win_rate")
-        tie = "; a tie with the baseline at 95%" if holds(interval_of(scores, "win_rate"), EVEN) else ""
-        return (
-            fmt_figure(scores, "win_rate", scores.get("win_rate"), digits=1, scale=100),
-            f"win rate % vs {scores.get('baseline')}{tie}; LC {fmt(None if lc is None else 100 * lc, 1)} "
-            f"GSB {fmt(scores.get('gsb'))} flips {fmt(scores.get('flip_rate'))}",
-        )
 
     judge_noise_column = "win"
 

@@ -1,0 +1,26 @@
+"""The Python API (docs/python-api.md): `run`, the stages `generate`, `judge` and `score`, `open_run` and `compare`.
+
+Every setting is checked before any folder is touched; a refused one is a `ConfigError` whose `field` names it."""
+
+from longform_eval.common.errors import ConfigError
+
+from .config_build import build_config
+from .result import RunResult
+from .runs import Comparison, Comparisons, compare, open_run
+from .settings import RunSettings
+from .stages import generate, judge, run, score
+
+__all__ = [
+    "Comparison",
+    "Comparisons",
+    "ConfigError",
+    "RunResult",
+    "RunSettings",
+    "build_config",
+    "compare",
+    "generate",
+    "judge",
+    "open_run",
+    "run",
+    "score",
+]

@@ -1,0 +1,167 @@
+"""The runner's stages as calls: `run` (generate -> judge -> score -> report), `generate`, `judge` and `score`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..backends.shared import SharedBackends
+from ..report.markdown import save_invocation, write_report
+from ..report.run_checks import check_record_logs
+from ..runner import Run, RunConfig
+from ..runner.folder import check_writable_folder, read_config
+from ..runner.lock import lock_file_path, unlock_run_folder
+from ..runner.parallel import is_main_process, process_rank
+from .config_build import build_config
+from .judge_changes import judge_changes
+from .result import RunResult, run_result
+from .settings import JUDGE_SETTINGS, refused, settings_from
+
+ALL_STAGES = ("generate", "judge", "score", "report")
+DEFAULT_OUT = Path("runs/default")
+
+
+@dataclass
+class StageClock:
+    """Wall time of each stage of one run folder in this invocation (kept in the folder's timings.json)."""
+
+    started: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="milliseconds"))
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = round(time.perf_counter() - began, 3)
+
+    def save(self, run: Run) -> None:
+        invocation = {"started": self.started, "seconds": self.seconds}
+        save_invocation(run.folder, invocation | {"model_calls": run.model_calls, "judge_calls": run.judge_calls})
+
+
+def run_stages(run: Run, stages: tuple[str, ...], backends: SharedBackends) -> StageClock | None:
+    """The stages asked for, each timed; None on the processes of a data-parallel launch that only generate."""
+    clock = StageClock()
+    if "generate" in stages:
+        with clock.stage("generate"):
+            run.generate(backends.get)
+    if not is_main_process():
+        return None
+    if "judge" in stages:
+        with clock.stage("judge"):
+            run.judge(backends.get)
+    if "score" in stages:
+        with clock.stage("score"):
+            run.score()
+    clock.save(run)
+    if "report" in stages:
+        with clock.stage("report"):
+            write_report(run.folder)
+        clock.save(run)
+    return clock
+
+
+@contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """The folder's lock (taken by `Run.create`) is released when the call returns, as when a command ends."""
+    try:
+        yield
+    finally:
+        unlock_run_folder(lock_file_path(folder, process_rank()))
+
+
+def out_folder(out: str | Path | None, benchmark: str) -> Path:
+    folder = Path(out) if out is not None else DEFAULT_OUT / benchmark.replace(":", "-")
+    if folder.exists() and not folder.is_dir():
+        raise refused("out", "is a file, expected a folder (an existing one or a new one)", str(folder))
+    return folder
+
+
+def run_config(
+    benchmark: str, model: str | None, judge: str | None, out: str | Path | None, settings: dict[str, Any], run: bool
+) -> tuple[Path, RunConfig, bool]:
+    """Every setting checked, before any folder is touched: (folder, config, force)."""
+    chosen = settings_from(settings)
+    return out_folder(out, benchmark), build_config(benchmark, model, judge, chosen, run=run), chosen.force
+
+
+def run(
+    benchmark: str = "hellobench:chat",
+    model: str | None = None,
+    judge: str | None = None,
+    out: str | Path | None = None,
+    **settings: Any,
+) -> RunResult:
+    """generate -> judge -> score -> report into `out` (resumable), as `longform-eval run` does for one benchmark."""
+    folder, config, force = run_config(benchmark, model, judge, out, settings, run=True)
+    return staged(folder, config, force, ALL_STAGES)
+
+
+def generate(
+    benchmark: str = "hellobench:chat",
+    model: str | None = None,
+    judge: str | None = None,
+    out: str | Path | None = None,
+    **settings: Any,
+) -> RunResult:
+    """Only generate (resumable); `judge(out)` and `score(out)` follow (the judge may be named here or there)."""
+    folder, config, force = run_config(benchmark, model, judge, out, settings, run=False)
+    return staged(folder, config, force, ("generate",))
+
+
+def staged(folder: Path, config: RunConfig, force: bool, stages: tuple[str, ...]) -> RunResult:
+    backends = SharedBackends()
+    with locked(folder):
+        try:
+            found, _ = execute(folder, config, force, stages, backends)
+        finally:
+            backends.close()
+        return run_result(found)
+
+
+def execute(
+    folder: Path, config: RunConfig, force: bool, stages: tuple[str, ...], backends: SharedBackends
+) -> tuple[Run, StageClock | None]:
+    """Create (or resume) the run folder of a checked config and run the stages asked for: the one road by which the
+    API and the CLI's `run` and `generate` make calls."""
+    found = Run.create(folder, config, force=force)
+    return found, run_stages(found, stages, backends)
+
+
+def judge(run_folder: str | Path, judge: str | None = None, **judge_settings: Any) -> RunResult:
+    """Judge the generations of a run folder (resumable), with the judge and judge settings given or stored."""
+    chosen = settings_from(judge_settings, JUDGE_SETTINGS)
+    stored = RunConfig.model_validate(read_config(Path(run_folder)))
+    changes = judge_changes(stored, judge, chosen, set(judge_settings))
+    with locked(Path(run_folder)):
+        found, _ = judge_folder(Path(run_folder), changes, chosen.force)
+        return run_result(found)
+
+
+def judge_folder(folder: Path, changes: dict[str, Any], force: bool) -> tuple[Run, int]:
+    """Open a run folder with its judge settings changed, and judge what is pending: (the run, unscored written)."""
+    found = Run.open(folder, force=force, **changes)
+    return found, found.judge()
+
+
+def score(run_folder: str | Path) -> RunResult:
+    """Compute scores.json of a run folder (the calls still pending are left out, and counted)."""
+    with locked(Path(run_folder)):
+        return run_result(score_folder(Path(run_folder)))
+
+
+def score_folder(folder: Path) -> Run:
+    """Every file of the folder checked before it is opened for writing, then scores.json written."""
+    read_config(folder)  # a folder of another schema is named as such, not by its records
+    check_writable_folder(folder)  # a log that is a link or no regular file is named as such
+    check_record_logs(folder)  # every record, before the folder is opened for writing
+    found = Run.open(folder)
+    found.score()
+    return found

@@ -1,0 +1,54 @@
+"""Whether the packages a backend declares are installed at their minimum versions, said in one line if not."""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from packaging.version import InvalidVersion, Version
+
+from .declarations import BackendDeclaration
+
+DISTRIBUTION = "longform-eval"
+
+
+class MissingExtraError(ImportError):
+    """A backend's optional dependencies are not installed (or too old)."""
+
+
+def installed_version(distribution: str) -> str | None:
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return None
+
+
+def too_old(installed: str, minimum: str) -> bool:
+    try:
+        return Version(installed) < Version(minimum)
+    except InvalidVersion:
+        return False  # a version packaging cannot read is not refused on a guess
+
+
+def unmet(declaration: BackendDeclaration) -> list[str]:
+    """The requirements not met, e.g. `transformers>=4.45 (installed: 4.30)`."""
+    problems = []
+    for distribution, minimum in declaration.requires:
+        installed = installed_version(distribution)
+        if installed is None or too_old(installed, minimum):
+            problems.append(f"{distribution}>={minimum} (installed: {installed or 'not installed'})")
+    return problems
+
+
+def install_hint(declaration: BackendDeclaration) -> str:
+    if declaration.extra:
+        return f"pip install '{DISTRIBUTION}[{declaration.extra}]'"
+    return "pip install " + " ".join(f"'{dist}>={minimum}'" for dist, minimum in declaration.requires)
+
+
+def check_requirements(declaration: BackendDeclaration) -> None:
+    """Raise MissingExtraError, in one line, if a package the backend requires is missing or older than declared."""
+    problems = unmet(declaration)
+    if problems:
+        raise MissingExtraError(
+            f"backend {declaration.name!r} needs {', '.join(problems)}: {install_hint(declaration)}"
+        )
