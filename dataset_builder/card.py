@@ -34,17 +34,18 @@ UNKNOWN_VERSION = "unknown"  # folder.package_version() where longform-eval is n
 class CardSpec:
     """What the README card says: YAML metadata plus the template and its variables.
 
-    `template` is used only for a dataset no benchmark declares; a declared one's card is its declaration's `card`.
-    `default_config` is the config `load_dataset` gives when none is named (`default: true` in `configs:`).
-    `license_name` and `license_link` name a licence the Hub does not know (`license: other`), as its card spec asks.
+    `template` and `license` are given only for a dataset no benchmark declares; a declared one's card template and
+    licence are its declaration's (stated once, there). `default_config` is the config `load_dataset` gives when none
+    is named (`default: true` in `configs:`). `license_name` and `license_link` name a licence the Hub does not know
+    (`license: other`), as its card spec asks.
     """
 
-    template: str
     pretty_name: str
-    license: str
     language: list[str]
     task_categories: list[str]
     default_config: str
+    template: str | None = None
+    license: str | None = None
     context: dict[str, Any] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
     count_mismatches: list[str] = field(default_factory=list)
@@ -118,7 +119,7 @@ def render_card(
     licence_names = {"license_name": card.license_name, "license_link": card.license_link}
     card_data = DatasetCardData(
         pretty_name=card.pretty_name,
-        license=card.license,
+        license=card_licence(repo.dataset, card),
         language=card.language,
         task_categories=card.task_categories,
         size_categories=[size_category(largest)],
@@ -146,10 +147,21 @@ def render_card(
     return DatasetCard(f"---\n{card_data.to_yaml()}\n---\n\n{body.strip()}\n")
 
 
-def card_template(dataset: str, fallback: str) -> tuple[str, str]:
+def card_licence(dataset: str, card: CardSpec) -> str:
+    """The card's `license:`: the declaration's, or the CardSpec's for a dataset nothing declares."""
+    declaration = dataset_declarations().get(dataset)
+    licence = declaration.licence if declaration is not None else card.license
+    if licence is None:
+        raise ValueError(f"dataset {dataset!r}: no licence (declare the dataset, or give CardSpec.license)")
+    return licence
+
+
+def card_template(dataset: str, fallback: str | None) -> tuple[str, str]:
     """(package, file) of `dataset`'s card template: its declaration's `card`, else `fallback` among the cards."""
     declaration = dataset_declarations().get(dataset)
     if declaration is None:
+        if fallback is None:
+            raise ValueError(f"dataset {dataset!r}: no card template (declare the dataset, or give CardSpec.template)")
         return CARDS_PACKAGE, fallback
     package, _, file = declaration.card.partition(":")
     return package, file

@@ -149,9 +149,7 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
     released = next((t.rows for t in tables if t.name == RELEASED_CONFIG), [])
     subcategories = Counter((row["task"], row["subcategory"]) for row in everything)
     return CardSpec(
-        template="hellobench.md.j2",
         pretty_name="HelloBench",
-        license="mit",
         language=["en"],
         task_categories=["text-generation"],
         default_config=DEFAULT_CONFIG,

@@ -124,9 +124,7 @@ def card_spec(tables: list[ConfigTable]) -> CardSpec:
     english = by_name["en"].rows
     shares = [cjk_share(row["prompt"]) for table in tables for row in table.rows]
     return CardSpec(
-        template="longbench_write.md.j2",
         pretty_name="LongBench-Write",
-        license="apache-2.0",
         language=["en", "zh"],
         task_categories=["text-generation"],
         default_config=DEFAULT_CONFIG,

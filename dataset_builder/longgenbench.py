@@ -167,9 +167,7 @@ def has_two_uses(checks: list[dict[str, Any]]) -> bool:
 
 def card_spec(tables: list[ConfigTable]) -> CardSpec:
     return CardSpec(
-        template="longgenbench.md.j2",
         pretty_name="LongGenBench (Wu et al.)",
-        license="other",
         license_name="longgenbench-no-license-declared",
         license_link=f"{UPSTREAM.url}/tree/{UPSTREAM.commit}",
         language=["en"],

@@ -9,7 +9,8 @@ from longform_eval.registry import dataset_declaration, dataset_declarations
 
 
 class DeclaredBuilders(Mapping[str, Callable[..., Path]]):
-    """Read-only: dataset name -> its builder, found in the declarations each time (a plug-in installed later too)."""
+    """Read-only: dataset name -> its builder, as the registry declares it (read once per process), imported when
+    asked for."""
 
     def __getitem__(self, name: str) -> Callable[..., Path]:
         if name not in dataset_declarations():

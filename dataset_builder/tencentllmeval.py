@@ -204,9 +204,7 @@ def question_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def card_spec(tables: list[ConfigTable]) -> CardSpec:
     return CardSpec(
-        template="tencentllmeval.md.j2",
         pretty_name="TencentLLMEval",
-        license="other",
         license_name="tencentllmeval-academic-research-only",
         license_link=f"{UPSTREAM.url}/blob/{UPSTREAM.commit}/README.md",
         language=["en", "zh"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -117,4 +118,14 @@ def parse_model_args(pairs: list[str] | None, flag: str = "--model-arg") -> dict
             raise ValueError(
                 f"{flag} {mask_url_secrets(pair)!r}: the value is not valid YAML (quote a string that looks like it)"
             ) from None
+    return options
+
+
+def options_from(pairs: list[str] | None, file: Path | None, role: str = "model") -> dict[str, Any]:
+    """Backend options as the CLI and the Space take them: `--ROLE-config FILE` (a YAML mapping), then
+    `--ROLE-arg KEY=VALUE` over it."""
+    from .yaml_files import options_file
+
+    options = options_file(file, f"--{role}-config") if file else {}
+    options.update(parse_model_args(pairs, f"--{role}-arg"))
     return options

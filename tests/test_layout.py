@@ -214,6 +214,10 @@ def ns(*names: str) -> tuple[str, ...]:
         ("common", ns("dataset_builder", "metric", "inference", "spaces", "cards", "registry")),
         ("registry", ns("dataset_builder", "metric", "inference", "spaces", "cards", "common")),
         ("inference.benchmarks", ns("inference.report", "inference.runner", "inference.cli", "inference.hub")),
+        ("inference.benchmarks", ns("inference.api")),
+        ("dataset_builder", ns("metric", "inference", "spaces")),
+        ("inference", ns("spaces")),
+        ("inference.runner", ns("inference.report", "inference.cli", "inference.api", "inference.hub")),
     ],
 )
 def test_lower_layers_import_nothing_of_the_layers_above(package, forbidden):
@@ -221,6 +225,22 @@ def test_lower_layers_import_nothing_of_the_layers_above(package, forbidden):
     "module:attr" strings, which no import reads); the benchmark core knows nothing of report, runner, CLI or Hub."""
     found = imports_from(f"{NAMESPACE}.{package}", forbidden)
     assert not found, f"{package} imports {', '.join(forbidden)}:\n" + "\n".join(found)
+
+
+def test_the_package_graph_holds_the_edges_the_layers_rest_on():
+    """The checks above would pass on an empty graph: the edges every layer has must be there."""
+    edges = package_imports()
+    for source, sink in [
+        ("inference.runner", "inference.benchmarks"),
+        ("inference.report", "inference.benchmarks"),
+        ("inference.api", "inference.runner"),
+        ("inference.cli", "inference.api"),
+        ("dataset_builder", "common"),
+        ("inference.benchmarks", "metric.uncertainty"),
+    ]:
+        assert (f"{NAMESPACE}.{source}", f"{NAMESPACE}.{sink}") in edges, f"{source} -> {sink} not seen"
+    assert imports_from(f"{NAMESPACE}.metric", ns("inference")) == []
+    assert imports_from(f"{NAMESPACE}.spaces", ns("inference")), "spaces imports the runner: the finder must see it"
 
 
 def test_the_package_graph_sees_a_subpackage_loop():

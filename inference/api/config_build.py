@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..backends import option_problem
+from ..backends import model_problem, option_problem
 from ..benchmarks import Benchmark, benchmark_class, benchmark_names, create_benchmark
 from ..config import GenerationConfig, ModelSpec
 from ..runner import RunConfig
@@ -36,6 +36,9 @@ def backend_spec(name: str, options: dict[str, Any], role: str = "model") -> Mod
         raise refused(role, str(error)) from None
     if problem is not None:
         raise refused(f"{role}_args", problem[1], problem[0])
+    missing = model_problem(spec)
+    if missing is not None:
+        raise refused(role, missing, spec.name)
     return spec
 
 
@@ -150,6 +153,10 @@ def build_config(
     spec = backend_spec(model or DEFAULT_MODEL, settings.model_args)
     found = benchmark_from(benchmark, settings, spec.model, run)
     paper = found.paper_settings()
+    if judge is None and run:
+        raise refused("judge", "run judges what it generates: give a judge (BACKEND:MODEL), or only generate")
+    if judge is None and settings.judge_args:
+        raise refused("judge_args", "given without a judge (BACKEND:MODEL) to take them")
     judge_spec = backend_spec(judge, settings.judge_args, "judge") if judge else None
     judging = judge_settings(settings, paper.judge, demo)
     return RunConfig(

@@ -29,6 +29,6 @@ def judge_changes(stored: RunConfig, judge: str | None, settings: RunSettings, g
     if settings.parser:
         benchmark = create_benchmark(stored.benchmark, stored.benchmark_config, stored.benchmark_args)
         changes["parser"] = checked_parser(benchmark, settings.parser)
-    if "strip_think" in given and not settings.strip_think:
-        changes["strip_think"] = False
+    if "strip_think" in given and settings.strip_think != stored.strip_think:
+        changes["strip_think"] = settings.strip_think
     return changes

@@ -47,6 +47,13 @@ def option_problem(spec: ModelSpec) -> tuple[str, str] | None:
     return f"{name}{given}", f"{what} (option of the {spec.backend!r} backend)"
 
 
+def model_problem(spec: ModelSpec) -> str | None:
+    """What is wrong with the model a backend is given, found without loading it (a backend that can tell declares
+    `model_problem(model)`, e.g. replay: the file of recorded completions must exist); None if nothing is."""
+    check = getattr(backend_class(spec), "model_problem", None)
+    return check(spec.model) if check is not None else None
+
+
 def check_options(spec: ModelSpec, flag: str = "--model-arg") -> None:
     """Refuse unknown backend options, and options of the wrong type or range, before a run folder is written."""
     problem = option_problem(spec)
@@ -83,6 +90,7 @@ __all__ = [
     "Result",
     "backend_class",
     "check_options",
+    "model_problem",
     "option_problem",
     "create_backend",
     "output_neutral_options",

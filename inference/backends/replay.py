@@ -19,10 +19,14 @@ from .options import Delay
 class ReplayBackend:
     OUTPUT_NEUTRAL_OPTIONS = frozenset({"delay"})  # changing it on a run folder is not a new configuration
 
+    @staticmethod
+    def model_problem(model: str) -> str | None:
+        return None if Path(model).is_file() else "no such file of recorded completions"
+
     def __init__(self, model: str, delay: Delay = 0.0):
+        if self.model_problem(model):
+            raise FileNotFoundError(f"replay:{model}: {self.model_problem(model)}")
         path = Path(model)
-        if not path.is_file():
-            raise FileNotFoundError(f"replay:{model}: no such file of recorded completions")
         self.name = f"replay:{model}"
         self.completions = {}
         with path.open(encoding="utf-8") as handle:

@@ -27,10 +27,8 @@ from longform_eval.metric.words import word_count
 from ..backends.base import Request
 from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, paper_settings_from
 from .layouts import HelloBenchLayout
-from .registry import register_benchmark
 
 
-@register_benchmark
 class HelloBench(Benchmark):
     name = "hellobench"
     configs = ("all", *TASKS, *(f"length_constrained_{n}" for n in LENGTHS))

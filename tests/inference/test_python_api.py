@@ -42,22 +42,49 @@ def test_the_documented_examples_run():
         ({"model": "replay:x.jsonl", "colour": "red"}, "colour"),
         ({"model": "noslash"}, "model"),
         ({"model": "replay:x.jsonl", "parser": "nope"}, "parser"),
+        ({"model": "replay:x.jsonl"}, "judge"),
+        ({"model": "replay:missing.jsonl", "judge": "replay:y.jsonl"}, "model"),
+        ({"model": "replay:x.jsonl", "judge": "replay:missing.jsonl"}, "judge"),
     ],
 )
-def test_a_refused_setting_names_its_field_and_writes_nothing(tmp_path, settings, field):
-    out = tmp_path / "run"
+def test_a_refused_setting_names_its_field_and_writes_nothing(replay_files, settings, field):
+    out = replay_files / "run"
     with pytest.raises(le.ConfigError) as error:
-        le.run(out=out, **settings)
+        le.run(out=out, **{"judge": "replay:y.jsonl", **settings} if field != "judge" else settings)
     assert error.value.field == field and str(error.value).startswith(f"{field}: ")
     assert not out.exists()
 
 
-def test_constructing_a_run_writes_nothing(tmp_path):
+@pytest.fixture
+def replay_files(tmp_path, monkeypatch):
+    """Empty replay files x.jsonl and y.jsonl in the current folder (a setting is refused before any is read)."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("x.jsonl", "y.jsonl"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    return tmp_path
+
+
+def test_judge_options_without_a_judge_are_refused_even_when_only_generating(replay_files):
+    with pytest.raises(le.ConfigError) as error:
+        le.generate(model="replay:x.jsonl", judge_args={"delay": 1}, out=replay_files / "run")
+    assert error.value.field == "judge_args" and not (replay_files / "run").exists()
+
+
+def test_a_dry_run_writes_nothing(replay_files, capsys):
+    from longform_eval.inference.cli import main
+
+    out = replay_files / "run"
+    args = ["run", "--benchmark", "hellobench:chat", "--limit", "2", "--model", "replay:x.jsonl"]
+    assert main([*args, "--judge", "replay:y.jsonl", "--out", str(out), "--dry-run"]) == 0
+    assert "2 generation calls" in capsys.readouterr().out and not out.exists()
+
+
+def test_constructing_a_run_writes_nothing(replay_files):
     from longform_eval.inference.api import RunSettings, build_config
     from longform_eval.inference.runner import Run
 
-    config = build_config("hellobench:chat", "replay:x.jsonl", None, RunSettings(limit=1))
-    folder = tmp_path / "run"
+    config = build_config("hellobench:chat", "replay:x.jsonl", "replay:y.jsonl", RunSettings(limit=1))
+    folder = replay_files / "run"
     folder.mkdir()
     run = Run(folder, config, benchmark=None, rows=[])
     assert run.config is config and files_of(folder) == {} and list(folder.iterdir()) == []

@@ -52,8 +52,9 @@ def test_the_variable_takes_a_mapping_or_pairs():
 def test_the_space_command_refuses_a_bad_judge_arg_in_one_line_before_starting(replay_judge, tmp_path, capsys):
     runs = tmp_path / "runs"
     runs.mkdir()
-    code = main(["space", "--runs", str(runs), "--judge", replay_judge, "--judge-arg", "nope=1"])
+    db = tmp_path / "votes.sqlite"
+    code = main(["space", "--runs", str(runs), "--db", str(db), "--judge", replay_judge, "--judge-arg", "nope=1"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
     assert err[0].endswith("--judge-arg nope: not an option of the 'replay' backend; it takes delay"), err
-    assert not (tmp_path / "votes.sqlite").exists()
+    assert not db.exists()

@@ -12,7 +12,6 @@ from pydantic import Field, field_validator
 
 from ...config import GenerationConfig
 from ..hellobench import HelloBench
-from ..registry import register_benchmark
 from .baseline import REFERENCE, checked_baseline
 from .common import PairwiseArgs, PairwiseBenchmark
 
@@ -32,7 +31,6 @@ class HelloBenchPairwiseArgs(PairwiseArgs):
         return checked_baseline(value)
 
 
-@register_benchmark
 class HelloBenchPairwise(PairwiseBenchmark):
     name = "hellobench-pairwise"
     configs = HelloBench.configs

@@ -15,7 +15,6 @@ from pydantic import Field
 
 from longform_eval.dataset_builder.tencentllmeval import LANGUAGES
 
-from ..registry import register_benchmark
 from .baseline import REFERENCE
 from .common import PairwiseArgs, PairwiseBenchmark
 
@@ -29,7 +28,6 @@ class TencentLLMEvalArgs(PairwiseArgs):
     task: str | None = Field(None, description="keep only this task (level 2 of the task tree)")
 
 
-@register_benchmark
 class TencentLLMEval(PairwiseBenchmark):
     name = "tencentllmeval"
     configs = tuple(LANGUAGES)

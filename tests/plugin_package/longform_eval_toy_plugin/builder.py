@@ -38,9 +38,7 @@ def build(
     check_output_folder(out, NAME, overwrite, [path])
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     card = CardSpec(
-        template="toyplug.md.j2",
         pretty_name="Toy words",
-        license="cc0-1.0",
         language=["en"],
         task_categories=["text-generation"],
         default_config="default",
