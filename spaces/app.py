@@ -29,14 +29,7 @@ from longform_eval.inference.hub.sources import local_path
 from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
 from longform_eval.spaces.hub_votes import HubJournal, VotesRepo, keep_votes, votes_repo
-from longform_eval.spaces.leaderboard import (
-    ANNOTATOR_HEADERS,
-    ANNOTATOR_TYPES,
-    RATING_HEADERS,
-    RATING_TYPES,
-    RUN_HEADERS,
-    RUN_TYPES,
-)
+from longform_eval.spaces.leaderboard_view import leaderboard_components
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.run_folders import run_folders
 from longform_eval.spaces.storage import VoteStore
@@ -88,7 +81,8 @@ def build_app(arena: Arena) -> gr.Blocks:
             with gr.Row():
                 buttons = [gr.Button(label, elem_id=f"vote-{VOTES[label]}") for label in VOTES]
             reveal = gr.Markdown(elem_id="reveal")
-        with gr.Tab("Annotate") as annotate_tab:
+        # Checklist annotation needs questions with checklists (HelloBench's): hidden without any (pairwise runs)
+        with gr.Tab("Annotate", visible=bool(arena.pool.annotatable())) as annotate_tab:
             gr.Markdown(GUIDELINE)
             with gr.Row():
                 annotate_group = gr.Dropdown(groups, value="", label="task / type (empty = any)")
@@ -143,23 +137,6 @@ def build_app(arena: Arena) -> gr.Blocks:
             **ARENA_EVENT,
         )
     return app
-
-
-def leaderboard_components() -> list[gr.components.Component]:
-    """The Leaderboard tab's outputs, in the order of `Board.outputs`."""
-    return [
-        gr.Markdown(elem_id="leaderboard-summary"),
-        gr.Plot(label="human votes: win-rate matrix"),
-        table(RATING_HEADERS, RATING_TYPES, "human votes: Elo (K=4, 20 shuffles), Bradley-Terry (95% bootstrap)"),
-        table(RATING_HEADERS, RATING_TYPES, "LLM judge on the same comparisons: Elo, Bradley-Terry"),
-        table(ANNOTATOR_HEADERS, ANNOTATOR_TYPES, "annotators (human votes)"),
-        table(RUN_HEADERS, RUN_TYPES, "run folders: their LLM-judge scores"),
-    ]
-
-
-def table(headers: list[str], types: list[str], label: str) -> gr.Dataframe:
-    """A leaderboard table; its text columns are markdown, escaped by `Board.outputs` (no LaTeX rendering)."""
-    return gr.Dataframe(headers=headers, datatype=types, label=label, latex_delimiters=[])
 
 
 def arena_from_settings(

@@ -13,7 +13,10 @@ released_responses = not_a_url("a HelloBench dataset (a Hub repo id or a folder)
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
+    from longform_eval.spaces.calibrate import add_calibrate_command
+
     add_space_commands(subparsers)
+    add_calibrate_command(subparsers)
 
 
 def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -75,7 +78,7 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_space(args: argparse.Namespace) -> int:
-    from longform_eval.inference.cli.args import options_from
+    from longform_eval.inference.config import options_from
     from longform_eval.spaces.app import main as space_main
 
     judge_args = options_from(args.judge_arg, args.judge_config, "judge")

@@ -1,14 +1,16 @@
 """Leaderboard figures from the stored votes, computed with `longform_eval.metric.pairwise`.
 
-Human votes and the LLM judge's verdicts on the same comparisons are rated apart and labelled apart; the run
-folders' own judge-based scores come beside them. `compute_board` makes all of it at once (seconds for 10,000
-votes), which is why the app caches it (`board_cache.BoardCache`) and never runs it in the vote handler.
+The Arena table (`standings`: ranks with ranges, intervals, the judge beside the humans, the calibrated figure) comes
+first; then human votes and the LLM judge's verdicts on the same comparisons, rated apart and labelled apart; the run
+folders' own judge-based scores come beside them, each run named by model and benchmark (`run_names`). Every table
+has a sentence above it that says what it shows, and why it is empty when it is (`board_text`). `compute_board`
+makes all of it at once (seconds for 10,000 votes), which is why the app caches it (`board_cache.BoardCache`) and
+never runs it in the vote handler.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,8 +21,10 @@ from matplotlib.figure import Figure
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.report.sections import sections_for
+from longform_eval.metric.calibration import agreement
 from longform_eval.metric.pairwise import (
     Battle,
+    BradleyTerry,
     Outcome,
     bradley_terry,
     elo_ratings,
@@ -30,19 +34,35 @@ from longform_eval.metric.pairwise import (
     win_rate_matrix,
 )
 
+from .board_text import (
+    NO_JUDGE,
+    NO_RUN_SCORES,
+    NO_VOTES,
+    arena_cells,
+    arena_note,
+    table_note,
+    unranked_note,
+)
+from .run_names import judged_pairs, model_name, read_scores, run_name
 from .safe_markdown import inert_text
+from .standings import standings
 from .storage import OUTCOMES, Vote
 
 JUDGE = "llm-judge"
 RATING_HEADERS = ["model", "Elo", "BT", "BT 2.5%", "BT 97.5%", "battles"]
 ANNOTATOR_HEADERS = ["annotator", "GSB", "z", "GSB flag", "gold misses", "gold flag", "disqualified"]
-RUN_HEADERS = ["run", "benchmark", "model", "judge", "score / wAvg", "unscored"]
+RUN_HEADERS = ["run (model · benchmark)", "judge", "score / wAvg", "unscored"]
 # The gradio Dataframe datatype of each column: names and other text are shown as markdown escaped by `inert_text`
 # (read from run folders and the vote store, they may hold anything), figures and flags as plain text.
 TEXT, FIGURE = "markdown", "str"
 RATING_TYPES = [TEXT, *[FIGURE] * 5]
 ANNOTATOR_TYPES = [TEXT, *[FIGURE] * 6]
-RUN_TYPES = [*[TEXT] * 5, FIGURE]
+RUN_TYPES = [*[TEXT] * 3, FIGURE]
+ARENA_TYPES = [FIGURE, FIGURE, TEXT, *[FIGURE] * 7]
+HUMAN_NOTE = "Human votes rated by Elo (K=4, 20 shuffles) and Bradley-Terry with its 95% bootstrap interval."
+JUDGE_NOTE = "The LLM judge's verdicts on the same comparisons, rated the same way (apart from the votes)."
+ANNOTATOR_NOTE = "Quality control per annotator (GSB against the others, gold misses)."
+RUN_NOTE = "The run folders' own scores, by their LLM judge (not by the votes)."
 
 
 def human_battles(votes: Sequence[Vote]) -> list[Battle]:
@@ -66,18 +86,19 @@ def canonical(vote: Vote) -> tuple[tuple[str, str, str], Outcome]:
     return (vote.item_id, vote.model_a, vote.model_b), outcome
 
 
-def ratings_table(battles: Sequence[Battle], bootstrap: int = 100) -> list[list]:
-    """One row per model: Elo (K=4, 20 shuffles), Bradley-Terry with its 95% bootstrap interval, battles."""
+def ratings_table(battles: Sequence[Battle], bootstrap: int = 100, bt: BradleyTerry | None = None) -> list[list]:
+    """One row per model: Elo (K=4, 20 shuffles), Bradley-Terry with its 95% bootstrap interval (`bt`, when the
+    battles' fit is at hand), battles."""
     if not battles:
         return []
     elo = elo_ratings(battles)
-    bt = bradley_terry(battles, bootstrap=bootstrap, seed=0)
+    bt = bt or bradley_terry(battles, bootstrap=bootstrap, seed=0)
     games: dict[str, int] = defaultdict(int)
     for b in battles:
         games[b.model_a] += 1
         games[b.model_b] += 1
     rows = [
-        [m, round(elo[m], 1), round(bt.ratings[m], 1), round(bt.lower[m], 1), round(bt.upper[m], 1), games[m]]
+        [model_name(m), round(elo[m], 1), *(round(x[m], 1) for x in (bt.ratings, bt.lower, bt.upper)), games[m]]
         for m in bt.models
     ]
     return sorted(rows, key=lambda r: -r[2])
@@ -98,6 +119,7 @@ def agreement_summary(votes: Sequence[Vote]) -> dict[str, float | int | None]:
     pairs = [pairwise_agreement(labels[a], labels[b]) for a, b in itertools.combinations(sorted(labels), 2)]
     pairs = [p for p in pairs if p is not None]
     judged = [v for v in votes if v.judge_outcome in OUTCOMES]
+    kappa = agreement([v.outcome for v in judged], [v.judge_outcome for v in judged]).kappa
     flips = [v.judge_flipped for v in votes if v.judge_flipped is not None]
     return {
         "votes": len(votes),
@@ -105,6 +127,7 @@ def agreement_summary(votes: Sequence[Vote]) -> dict[str, float | int | None]:
         "human_human": sum(pairs) / len(pairs) if pairs else None,
         "human_judge": sum(v.judge_outcome == v.outcome for v in judged) / len(judged) if judged else None,
         "judge_flip_rate": sum(flips) / len(flips) if flips else None,
+        "kappa": kappa,
     }
 
 
@@ -114,7 +137,8 @@ def summary_text(summary: dict[str, float | int | None]) -> str:
 
     return (
         f"**{summary['votes']} human votes** ({summary['judged']} with an LLM-judge verdict). Agreement "
-        f"human-human: {pct(summary['human_human'])}; human-judge: {pct(summary['human_judge'])}; judge flip rate: "
+        f"human-human: {pct(summary['human_human'])}; human-judge: {pct(summary['human_judge'])} (Cohen's kappa "
+        f"{'-' if summary.get('kappa') is None else format(summary['kappa'], '.2f')}); judge flip rate: "
         f"{pct(summary['judge_flip_rate'])}."
     )
 
@@ -128,6 +152,7 @@ def win_rate_figure(battles: Sequence[Battle], title: str = "human votes") -> Fi
         axis.axis("off")
         return figure
     models, matrix = win_rate_matrix(battles)
+    models = [model_name(m) for m in models]  # named without the file paths their ids may carry
     image = axis.imshow(matrix, vmin=0, vmax=1, cmap="RdYlGn")
     # Names are drawn as they are, without mathtext: a name such as `$\alpha$` neither renders nor breaks the plot.
     axis.set_xticks(range(len(models)), models, rotation=45, ha="right", parse_math=False)
@@ -142,18 +167,19 @@ def win_rate_figure(battles: Sequence[Battle], title: str = "human votes") -> Fi
 
 
 def run_scores(folders: Sequence[Path]) -> list[list]:
-    """One row per run folder with a scores.json: its benchmark's own headline figure (`Benchmark.headline`)."""
+    """One row per run folder with a scores.json: its name (model · benchmark), judge, and its benchmark's own
+    headline figure (`Benchmark.headline`)."""
     rows = []
     for folder in folders:
-        path = folder / "scores.json"
-        if not path.is_file():
+        s = read_scores(folder)
+        if s is None:
             continue
-        s = json.loads(path.read_text(encoding="utf-8"))
         try:
             headline, _ = sections_for(create_benchmark(s["benchmark"], s.get("config"))).headline(s)
         except (KeyError, ValueError) as error:
             headline = f"unreadable ({error})"
-        rows.append([str(folder), s.get("benchmark"), s.get("model"), s.get("judge"), headline, s.get("n_unscored")])
+        judge = None if s.get("judge") is None else model_name(str(s["judge"]))
+        rows.append([run_name(s), judge, headline, s.get("n_unscored")])
     return rows
 
 
@@ -163,20 +189,34 @@ class Board:
 
     votes: int
     summary: str
+    arena_note: str
+    arena: list[list]
+    unranked: str
     heatmap: Figure
+    human_note: str
     human: list[list]
+    judge_note: str
     judge: list[list]
+    annotators_note: str
     annotators: list[list]
+    runs_note: str
     runs: list[list]
 
     def outputs(self) -> tuple:
         """What the tab shows: the tables' text cells escaped for their markdown columns."""
         return (
             self.summary,
+            self.arena_note,
+            shown(self.arena, ARENA_TYPES),
+            self.unranked,
             self.heatmap,
+            self.human_note,
             shown(self.human, RATING_TYPES),
+            self.judge_note,
             shown(self.judge, RATING_TYPES),
+            self.annotators_note,
             shown(self.annotators, ANNOTATOR_TYPES),
+            self.runs_note,
             shown(self.runs, RUN_TYPES),
         )
 
@@ -194,12 +234,24 @@ def cell_shown(cell: Any, kind: str) -> Any:
 
 def compute_board(votes: Sequence[Vote], runs: Sequence[Path] = (), bootstrap: int = 100) -> Board:
     humans = human_battles(votes)
+    labels = {m for v in votes for m in (v.model_a, v.model_b)}
+    bt = bradley_terry(humans, bootstrap=bootstrap, seed=0) if humans else None
+    rows = standings(votes, judged_pairs(runs, labels), bootstrap=bootstrap, ratings=bt)
+    human, judge = ratings_table(humans, bootstrap, bt), ratings_table(judge_battles(votes), bootstrap)
+    annotators, scores = annotator_table(humans), run_scores(runs)
     return Board(
         len(votes),
         summary_text(agreement_summary(votes)),
+        arena_note(rows),
+        arena_cells(rows),
+        unranked_note(rows),
         win_rate_figure(humans),
-        ratings_table(humans, bootstrap),
-        ratings_table(judge_battles(votes), bootstrap),
-        annotator_table(humans),
-        run_scores(runs),
+        table_note(human, HUMAN_NOTE, NO_VOTES),
+        human,
+        table_note(judge, JUDGE_NOTE, NO_VOTES if not votes else NO_JUDGE),
+        judge,
+        table_note(annotators, ANNOTATOR_NOTE, NO_VOTES),
+        annotators,
+        table_note(scores, RUN_NOTE, NO_RUN_SCORES),
+        scores,
     )

@@ -16,6 +16,7 @@ from ..api.stages import DEFAULT_OUT, StageClock, execute, judge_folder, score_f
 from ..backends.shared import SharedBackends
 from ..hub.run_copy import local_runs
 from ..hub.sources import hub_or_local_path
+from ..report.calibration_view import print_calibration_view
 from ..report.comparisons_view import print_comparison_view
 from ..report.lengths import print_length_view
 from ..report.markdown import print_leaderboard, summary_lines, write_report
@@ -99,7 +100,7 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
         single = args.out and len(benchmarks) == 1
         out = args.out if single else (args.out or DEFAULT_OUT) / benchmark_name.replace(":", "-")
         if args.dry_run:
-            print_dry_run(Run.create(out, config, force=args.force), power)
+            print_dry_run(Run.create(out, config, force=args.force, read_only=True), power)  # nothing written
             continue
         run, clock = execute(out, config, args.force, stages, backends)
         if clock is not None:
@@ -183,6 +184,7 @@ def command_report(args: argparse.Namespace) -> int:
     print_pairwise_view(args.folders)
     print_leaderboard(args.folders)
     print_comparison_view(args.folders)
+    print_calibration_view(args.folders)
     return report_pending(pending)
 
 

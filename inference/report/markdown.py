@@ -17,6 +17,7 @@ from rich.table import Table
 from longform_eval.common.atomic import write_text_atomic
 
 from ..benchmarks import Benchmark, create_benchmark
+from .calibration_view import calibration_lines
 from .scores_file import load_scores
 from .sections import sections_for
 from .sections.context import RunContext, context_lines
@@ -74,6 +75,7 @@ def write_report(folder: str | Path) -> Path:
     lines += [*section.lines, "", *[f"![{p.stem}]({p.name})" for p in section.plots]]
     if any((scores.get("intervals") or {}).values()):
         lines += ["", *variance_lines(scores, benchmark, judge_temperature(folder))]
+    lines += calibration_lines(folder)
     context = sections.context(scores, folder)
     if context is not None:
         lines += ["", *context_lines(context, scores.get("judge"))]

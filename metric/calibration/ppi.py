@@ -82,7 +82,19 @@ def classical_mean(
 def tuned_lam(
     human: np.ndarray, judged: np.ndarray, rest: np.ndarray, clusters: ArrayLike | None, rest_clusters: ArrayLike | None
 ) -> float:
-    """The lam minimising Var(lam * mean(rest)) + Var(mean(human - lam * judged)), clipped to [0, 1]."""
+    """The lam minimising Var(lam * mean(rest)) + Var(mean(human - lam * judged)), clipped to [0, 1].
+
+    Without clusters it is ppi-python's (`_calc_lam_glm` for a mean): cov(human, judged) over (1 + n / N) times the
+    variance of the judge's labels on all units, labelled and not (pooled: steadier than either set alone). With
+    clusters the variances and covariance are the clustered ones (`mean_variance`) of each set.
+    """
+    if clusters is None and rest_clusters is None:
+        n, big_n = len(human), len(rest)
+        pooled = float(np.var(np.concatenate([judged, rest]), ddof=1))
+        if not np.isfinite(pooled) or pooled <= 0:
+            return 0.0
+        covariance = float(np.mean((human - human.mean()) * (judged - judged.mean())))
+        return float(np.clip(covariance / ((1 + n / big_n) * pooled), 0.0, 1.0))
     spread = mean_variance(rest, rest_clusters) + mean_variance(judged, clusters)
     if not np.isfinite(spread) or spread <= 0:
         return 0.0

@@ -17,11 +17,13 @@ from longform_eval.inference.cli import main as cli_main
 from longform_eval.metric.pairwise import Battle, Outcome
 from longform_eval.spaces.app import build_app
 from longform_eval.spaces.arena import VOTES, Arena
+from longform_eval.spaces.board_text import ARENA_HEADERS
 from longform_eval.spaces.items import item_of
 from longform_eval.spaces.judging import ArenaJudge
 from longform_eval.spaces.leaderboard import (
     ANNOTATOR_HEADERS,
     ANNOTATOR_TYPES,
+    ARENA_TYPES,
     RATING_HEADERS,
     RATING_TYPES,
     RUN_HEADERS,
@@ -124,11 +126,18 @@ def test_hostile_model_names_are_text_in_the_reveal_and_the_leaderboard(hostile_
             break
     assert revealed == set(MODELS)
 
-    summary, heatmap, human, judge, annotators, runs = arena.leaderboard()
-    assert_inert(summary)
+    summary, note, standing, unranked, heatmap, *notes_and_tables = arena.leaderboard()
+    human, judge, annotators, runs = notes_and_tables[1::2]
+    for text in (summary, note, unranked, *notes_and_tables[::2]):
+        assert_inert(text)
     heatmap.savefig(io.BytesIO(), format="png")
     assert judge == [] and len(human) == len(MODELS) and len(runs) == len(hostile_runs)
-    tables = [(human, RATING_HEADERS, RATING_TYPES), (annotators, ANNOTATOR_HEADERS, ANNOTATOR_TYPES)]
+    assert len(standing) + len(re.findall(r"\(\d+ votes?\)", unranked)) == len(MODELS)  # ranked or listed below
+    tables = [
+        (standing, ARENA_HEADERS, ARENA_TYPES),
+        (human, RATING_HEADERS, RATING_TYPES),
+        (annotators, ANNOTATOR_HEADERS, ANNOTATOR_TYPES),
+    ]
     for rows, headers, types in [*tables, (runs, RUN_HEADERS, RUN_TYPES)]:
         page = assert_inert(markdown_table(headers, rows), TABLE_TAGS)
         assert page.count("<tr>") == len(rows) + 1
@@ -140,16 +149,15 @@ def test_hostile_model_names_are_text_in_the_reveal_and_the_leaderboard(hostile_
                     assert_inert(cell, {"p"})
     assert sorted(plain(row[0]) for row in human) == sorted(MODELS)
     assert [plain(row[0]) for row in annotators] == [ANNOTATOR]
-    assert sorted(plain(row[2]) for row in runs) == sorted(MODELS)
-    assert sorted(plain(row[0]) for row in runs) == sorted(str(run) for run in hostile_runs)
+    assert sorted(plain(row[0]) for row in runs) == sorted(f"{model} · longbench_write:all" for model in MODELS)
 
 
 def test_the_leaderboard_tables_show_their_text_columns_as_escaped_markdown(small_pool, tmp_path):
     app = build_app(Arena(small_pool, VoteStore(tmp_path / "v.sqlite")))
     tables = [block for block in app.blocks.values() if block.get_block_name() == "dataframe"]
-    assert [t.datatype for t in tables] == [RATING_TYPES, RATING_TYPES, ANNOTATOR_TYPES, RUN_TYPES]
-    assert [t.latex_delimiters for t in tables] == [[]] * 4
-    assert RATING_TYPES[0] == ANNOTATOR_TYPES[0] == TEXT and RUN_TYPES[:5] == [TEXT] * 5
+    assert [t.datatype for t in tables] == [ARENA_TYPES, RATING_TYPES, RATING_TYPES, ANNOTATOR_TYPES, RUN_TYPES]
+    assert [t.latex_delimiters for t in tables] == [[]] * 5
+    assert ARENA_TYPES[2] == RATING_TYPES[0] == ANNOTATOR_TYPES[0] == TEXT and RUN_TYPES[:3] == [TEXT] * 3
 
 
 def test_a_name_with_mathtext_does_not_break_the_win_rate_plot():

@@ -235,7 +235,7 @@ def test_the_board_rates_human_votes_and_judge_verdicts_apart(tmp_path):
     assert "human-judge: 0.0%" in board.summary
     assert board.human[0][0] == "m1" and board.human[0][5] == 8  # people prefer m1, in all 8 votes
     assert board.judge[0][0] == "m2" and board.judge[0][5] == 6  # the judge prefers m2, in the 6 it scored
-    assert board.runs == [] and len(board.outputs()) == 6
+    assert board.runs == [] and len(board.outputs()) == 13
 
 
 def export_cli(capsys, db, out) -> tuple[int, str, str]:

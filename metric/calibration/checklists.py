@@ -1,0 +1,111 @@
+"""HelloEval's overall score calibrated by people: row scores (0..100, weighted checklists) from the judge and from
+human checklist annotations of the same rows, PPI++ per task, then the overall as the paper makes it: the mean over
+tasks of (mean row score - 75) * 4.
+
+Several annotations of one row are clustered on it. Where a task has fewer than two annotated rows or fewer than two
+rows left to the judge alone, no stratified figure can be made: the figure is then pooled over rows (a mean of row
+scores, rescaled, which weighs tasks by their size) and a note says so.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .combine import combined, rescaled
+from .ppi import DEFAULT_LEVEL, Estimate, classical_mean, ppi_mean
+from .result import MIN_MATCHED, Calibrated, too_few
+
+SCALE, OFFSET = 4.0, -300.0  # (m - 75) * 4
+STRATIFIED = "stratified by task: per task PPI++ (its own lam), the overall the mean of the task scores"
+POOLED = "pooled over rows (no task stratification: {why}); the figure weighs tasks by their number of rows"
+
+
+def calibrate_overall(
+    judge: Mapping[str, tuple[str, float]], human: Sequence[tuple[str, float]], level: float = DEFAULT_LEVEL
+) -> Calibrated:
+    """`judge`: row id -> (task, the judge's row score); `human`: (row id, a human row score) on rows of `judge`."""
+    unknown = sorted({row for row, _ in human} - set(judge))
+    if unknown:
+        raise ValueError(f"{len(unknown)} human annotations name rows the judge did not score (first: {unknown[0]})")
+    tasks = sorted({task for task, _ in judge.values()})
+    judge_only = combined([judge_mean(judge, task, level) for task in tasks], "judge-only", level, SCALE, OFFSET)
+    labelled = {row for row, _ in human}
+    extra = {"strata": tasks, "row_agreement": row_agreement(judge, human)}
+    common = {"n_human": len(human), "n_judge": len(judge), "extra": extra}
+    reason = too_few(len(human), len(labelled))
+    if reason is not None:
+        return Calibrated("overall", judge_only, None, None, absent=reason, **common)
+    why = stratum_problem(judge, human, tasks)
+    if why is None:
+        parts = [task_estimates(judge, human, task, level) for task in tasks]
+        human_only = combined([p[0] for p in parts], "human-only", level, SCALE, OFFSET)
+        ppi = combined([p[1] for p in parts], "ppi++", level, SCALE, OFFSET)
+        extra["lam_by_task"] = {task: p[1].lam for task, p in zip(tasks, parts, strict=True)}
+        return Calibrated("overall", judge_only, human_only, ppi, notes=(STRATIFIED,), **common)
+    rows = [(row, score) for row, score in human]
+    human_only = rescaled(classical_mean([s for _, s in rows], "human-only", level, clusters_of(rows)), SCALE, OFFSET)
+    rest = [score for row, (_, score) in judge.items() if row not in labelled]
+    if len(rest) < MIN_MATCHED:
+        why_not = f"{len(rest)} rows have no human annotation; PPI needs two: the human-only figure stands alone"
+        return Calibrated(
+            "overall", judge_only, human_only, None, absent=why_not, notes=(POOLED.format(why=why),), **common
+        )
+    found = ppi_mean([s for _, s in rows], [judge[r][1] for r, _ in rows], rest, level, clusters=clusters_of(rows))
+    return Calibrated(
+        "overall", judge_only, human_only, rescaled(found, SCALE, OFFSET), notes=(POOLED.format(why=why),), **common
+    )
+
+
+def judge_mean(judge: Mapping[str, tuple[str, float]], task: str, level: float) -> Estimate:
+    return classical_mean([score for t, score in judge.values() if t == task], "judge-only", level)
+
+
+def stratum_problem(
+    judge: Mapping[str, tuple[str, float]], human: Sequence[tuple[str, float]], tasks: list[str]
+) -> str | None:
+    """Why the figure cannot be stratified by task (None if it can)."""
+    labelled: dict[str, set[str]] = defaultdict(set)
+    for row, _ in human:
+        labelled[judge[row][0]].add(row)
+    for task in tasks:
+        size = sum(1 for t, _ in judge.values() if t == task)
+        if len(labelled[task]) < MIN_MATCHED or size - len(labelled[task]) < MIN_MATCHED:
+            count = len(labelled[task])
+            return f"task {task} has {count} annotated rows of {size}; each task needs two annotated and two not"
+    return None
+
+
+def task_estimates(
+    judge: Mapping[str, tuple[str, float]], human: Sequence[tuple[str, float]], task: str, level: float
+) -> tuple[Estimate, Estimate]:
+    """(human-only, PPI++) of one task's mean row score."""
+    rows = [(row, score) for row, score in human if judge[row][0] == task]
+    labelled = {row for row, _ in rows}
+    values, judged = [s for _, s in rows], [judge[r][1] for r, _ in rows]
+    rest = [score for row, (t, score) in judge.items() if t == task and row not in labelled]
+    human_only = classical_mean(values, "human-only", level, clusters_of(rows))
+    return human_only, ppi_mean(values, judged, rest, level, clusters=clusters_of(rows))
+
+
+def clusters_of(rows: Sequence[tuple[str, float]]) -> list[str] | None:
+    """The row of each annotation when a row has several (they are clustered on it); None when each has one."""
+    ids = [row for row, _ in rows]
+    return ids if len(set(ids)) < len(ids) else None
+
+
+def row_agreement(
+    judge: Mapping[str, tuple[str, float]], human: Sequence[tuple[str, float]]
+) -> dict[str, float | None]:
+    """How the judge's row scores follow the humans' on the annotated rows: Pearson's r and the mean difference."""
+    if len(human) < 2:
+        return {"pearson_r": None, "mean_difference": None}
+    h = np.array([score for _, score in human])
+    j = np.array([judge[row][1] for row, _ in human])
+    r = float(np.corrcoef(h, j)[0, 1]) if h.std() > 0 and j.std() > 0 else None
+    return {"pearson_r": r, "mean_difference": float(np.mean(j - h))}
+
+
+__all__ = ["calibrate_overall"]

@@ -1,0 +1,94 @@
+"""`longform-eval calibrate RUN... --human SOURCE`: each run's headline figure calibrated by human labels (PPI++).
+
+SOURCE is the Space's SQLite database (read here: the Space package sits above the runner's), its export folder, its
+journal or votes repo (`hf://datasets/ORG/NAME`), or a JSONL of labels (`inference.calibration.sources`). Every run
+and the labels are read and matched before any calibrated.json is written; a run whose labels do not fit it (another
+config, the other kind of labels) is one line and nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from pathlib import Path
+
+from longform_eval.inference.calibration import (
+    HumanLabels,
+    calibrate_run,
+    read_human_labels,
+    read_run_labels,
+    write_calibrated,
+)
+from longform_eval.inference.calibration.labels import add_record
+from longform_eval.inference.calibration.sources import SQLITE_HEADER
+from longform_eval.inference.hub.sources import hub_or_local_path, is_hub_path
+from longform_eval.inference.report.calibration_view import calibration_lines
+
+from .storage import VoteStore
+from .votes_file import NotAVotesDatabase, check_votes_file
+
+
+def level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a confidence level between 0 and 1 (e.g. 0.95), got {text!r}")
+    return value
+
+
+def add_calibrate_command(subparsers: argparse._SubParsersAction) -> None:
+    calibrate = subparsers.add_parser(
+        "calibrate", help="a run's headline figure calibrated by human labels (PPI++): calibrated.json"
+    )
+    calibrate.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="pairwise or HelloBench run folders")
+    calibrate.add_argument(
+        "--human",
+        type=hub_or_local_path,
+        required=True,
+        metavar="SOURCE",
+        help="the Space's votes database, its export folder (votes.jsonl / annotations.jsonl), a votes repo "
+        "hf://datasets/ORG/NAME, or a JSONL of labels (item_id, model_a, model_b, outcome; or row_id, model, "
+        "checklist_scores)",
+    )
+    calibrate.add_argument("--level", type=level, default=0.95, help="confidence level of the intervals (0.95)")
+    calibrate.add_argument("--seed", type=int, default=0, help="seed of the agreement's bootstrap intervals (0)")
+    calibrate.set_defaults(handler=run_calibrate)
+
+
+def human_labels(source: str | Path) -> HumanLabels:
+    """The labels in `source`; the Space's database read through its store (migrated as `space-export` does)."""
+    path = Path(source) if not is_hub_path(source) else None
+    if path is None or not path.is_file() or not is_sqlite(path):
+        return read_human_labels(source)
+    if not check_votes_file(path, f"--human {path}"):
+        raise NotAVotesDatabase(f"--human {path}: holds no votes (an empty file or database)")
+    store = VoteStore(path)
+    labels = HumanLabels(str(path))
+    for number, vote in enumerate(store.votes(), 1):
+        add_record(labels, asdict(vote), str(path), f"vote {number}")
+    for number, annotation in enumerate(store.annotations(), 1):
+        add_record(labels, annotation, str(path), f"annotation {number}")
+    return labels
+
+
+def is_sqlite(path: Path) -> bool:
+    with path.open("rb") as file:
+        return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    labels = human_labels(args.human)
+    documents = []
+    for folder in args.runs:
+        if not (folder / "scores.json").is_file():
+            raise FileNotFoundError(f"{folder}: no scores.json (score the run first: longform-eval score {folder})")
+        documents.append((folder, calibrate_run(read_run_labels(folder), labels, args.level, args.seed)))
+    for folder, document in documents:
+        path = write_calibrated(folder, document)
+        print("\n".join([f"{document['name']}: {path}", *calibration_lines(folder)]))
+    return 0
+
+
+__all__ = ["add_calibrate_command", "human_labels", "run_calibrate"]

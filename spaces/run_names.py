@@ -1,0 +1,83 @@
+"""How the leaderboard names models and runs (by model and benchmark, never by a folder or cache path), and the
+judge-only comparisons of pairwise run folders (their `scores.json` battles: the model against its baseline).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .records import OUTCOMES
+from .standings import JudgedPair
+
+SUFFIX = re.compile(r"^(?P<head>.*?)(?P<tail> \([^()]*\))?$", re.S)
+BACKEND = re.compile(r"^(?P<backend>[A-Za-z][\w.-]*):(?P<rest>.+)$", re.S)
+FILE_SUFFIXES = (".gz", ".jsonl", ".json")
+
+
+def is_path(text: str) -> bool:
+    return text.startswith(("/", "./", "../", "~")) or bool(re.match(r"^[A-Za-z]:[\\/]", text))
+
+
+def short_path(text: str) -> str:
+    name = Path(text.rstrip("/\\")).name or text
+    for suffix in FILE_SUFFIXES:
+        name = name.removesuffix(suffix)
+    return name
+
+
+def model_name(label: str) -> str:
+    """A model as the leaderboard names it: a file path in its id cut to the file's name
+    ('replay:/tmp/runs/a.jsonl' -> 'replay:a'); other ids ('openai:gpt-4o', 'gpt4o_0806') as they are."""
+    parts = SUFFIX.match(label)
+    head, tail = (parts["head"], parts["tail"] or "") if parts else (label, "")
+    backend = BACKEND.match(head)
+    if backend and is_path(backend["rest"]):
+        head = f"{backend['backend']}:{short_path(backend['rest'])}"
+    elif is_path(head):
+        head = short_path(head)
+    return head + tail
+
+
+def named(label: str, benchmarks: Sequence[str]) -> str:
+    """'gpt4o_0806 · hellobench:all': the model and the benchmarks (`name:config`) it was voted on."""
+    return " · ".join([model_name(label), ", ".join(benchmarks)]) if benchmarks else model_name(label)
+
+
+def run_name(scores: dict[str, Any]) -> str:
+    """A run folder's name on the leaderboard: its model and benchmark, e.g. 'imported:a · longbench_write:all'."""
+    benchmark = str(scores.get("benchmark"))
+    if scores.get("config"):
+        benchmark = f"{benchmark}:{scores['config']}"
+    return f"{model_name(str(scores.get('model')))} · {benchmark}"
+
+
+def read_scores(folder: Path) -> dict[str, Any] | None:
+    path = folder / "scores.json"
+    if not path.is_file():
+        return None
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def judged_pairs(folders: Iterable[Path], labels: Collection[str] = ()) -> list[JudgedPair]:
+    """The judge's verdicts of every pairwise run folder among `folders` on its model against its baseline, under
+    the names the arena gives them (`labels`: the model with the folder's name appended when that name was taken)."""
+    pairs = []
+    for folder in folders:
+        scores = read_scores(folder)
+        if not scores or not scores.get("baseline") or not isinstance(scores.get("battles"), list):
+            continue
+        model = str(scores.get("model"))
+        label = f"{model} ({folder.name})" if f"{model} ({folder.name})" in labels else model
+        prefix = f"{scores.get('benchmark')}:{scores.get('config')}"
+        for battle in scores["battles"]:
+            if isinstance(battle, dict) and battle.get("outcome") in OUTCOMES:
+                pairs.append(JudgedPair(f"{prefix}/{battle.get('id')}", label, scores["baseline"], battle["outcome"]))
+    return pairs

@@ -1,0 +1,168 @@
+"""The Arena table, as Chatbot Arena shows its leaderboard: pure functions of the votes (and of the judge-only
+comparisons of the run folders, for the calibrated figure).
+
+Per model: its human win rate (ties count half) over its votes with a 95% bootstrap interval; its rank and rank range
+over the same resamples of the votes (`metric.uncertainty.rank_ranges`), once it has MIN_VOTES votes; its
+Bradley-Terry rating with its interval; the LLM judge's win rate on the same comparisons, judge-human agreement and
+Cohen's kappa (`metric.calibration.agreement`); and, from MIN_CALIBRATION_VOTES votes with a judge verdict, the
+prediction-powered win rate (`metric.calibration.ppi_mean`): the humans' labels, the judge's on those comparisons,
+and the judge's on comparisons no human voted on (a pairwise run folder's own judged pairs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from longform_eval.metric.calibration import Estimate, agreement, ppi_mean
+from longform_eval.metric.pairwise import Battle, BradleyTerry, Outcome, bradley_terry
+from longform_eval.metric.pairwise.outcomes import score_for_a
+from longform_eval.metric.uncertainty import Design, Figure, Interval, RankRange, intervals, mean, rank_ranges
+
+from .records import OUTCOMES
+from .storage import Vote
+
+MIN_VOTES = 20  # a model is ranked from this many human votes on; with fewer it is listed below the table
+MIN_CALIBRATION_VOTES = 30  # human votes with a judge verdict before a model's calibrated figure is shown
+ROUNDS = 1000  # bootstrap resamples of the votes for the win-rate intervals and the rank ranges
+SEED = 0
+
+
+@dataclass(frozen=True)
+class JudgedPair:
+    """A comparison only the LLM judge saw (a pairwise run's own verdict): `outcome` in the frame A = model_a."""
+
+    item_id: str
+    model_a: str
+    model_b: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class Score:
+    """A figure and its 95% interval; no bounds where the interval is undefined (e.g. every vote alike: the package
+    gives no zero-width interval)."""
+
+    point: float
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One model's row of the Arena table; `rank` is None for a model with fewer than MIN_VOTES votes."""
+
+    model: str
+    benchmarks: tuple[str, ...]
+    votes: int
+    win_rate: Score | None
+    rank: RankRange | None
+    rating: Score | None
+    judged: int  # its votes with an LLM-judge verdict
+    judge_win_rate: Score | None
+    agreement: float | None
+    kappa: float | None
+    calibrated: Estimate | None
+
+
+def value_for(model: str, model_a: str, model_b: str, outcome: str | None) -> float:
+    """The comparison's win value for `model` (1 / 0.5 / 0), NaN when it is not in it or the outcome is no verdict."""
+    if outcome not in OUTCOMES or model not in (model_a, model_b):
+        return float("nan")
+    score = score_for_a(Outcome(outcome))
+    return score if model == model_a else 1.0 - score
+
+
+def benchmark_of(item_id: str) -> str:
+    """`benchmark:config` of an item key (`benchmark:config/sample id`)."""
+    return item_id.split("/", 1)[0]
+
+
+def pair_key(item_id: str, model_a: str, model_b: str) -> tuple[str, frozenset[str]]:
+    return item_id, frozenset((model_a, model_b))
+
+
+def standings(
+    votes: Sequence[Vote],
+    judge_only: Sequence[JudgedPair] = (),
+    min_votes: int = MIN_VOTES,
+    min_calibration: int = MIN_CALIBRATION_VOTES,
+    rounds: int = ROUNDS,
+    bootstrap: int = 100,
+    ratings: BradleyTerry | None = None,
+) -> list[Standing]:
+    """Every voted model: the ranked ones by rank (then win rate), then the unranked ones by their vote count.
+    `ratings`: the votes' Bradley-Terry fit when it is at hand (else fitted here, with `bootstrap` resamples)."""
+    if not votes:
+        return []
+    models = sorted({m for v in votes for m in (v.model_a, v.model_b)})
+    design = Design.simple(len(votes), unit="vote")
+    human = {m: mean([value_for(m, v.model_a, v.model_b, v.outcome) for v in votes]) for m in models}
+    judge = {m: mean([value_for(m, v.model_a, v.model_b, v.judge_outcome) for v in votes]) for m in models}
+    found = intervals({**human, **{f"judge {m}": f for m, f in judge.items()}}, design, rounds, SEED)
+    counts = {m: sum(m in (v.model_a, v.model_b) for v in votes) for m in models}
+    ranked = [m for m in models if counts[m] >= min_votes]
+    ranks = rank_ranges({m: human[m] for m in ranked}, design, rounds, SEED) if ranked else {}
+    bt = ratings or bradley_terry(
+        [Battle(v.model_a, v.model_b, Outcome(v.outcome), v.annotator, v.item_id) for v in votes], bootstrap, SEED
+    )
+    voted = {pair_key(v.item_id, v.model_a, v.model_b) for v in votes}
+    rest = [p for p in judge_only if pair_key(p.item_id, p.model_a, p.model_b) not in voted]
+    rows = []
+    for m in models:
+        mine = [v for v in votes if m in (v.model_a, v.model_b)]
+        judged = [v for v in mine if v.judge_outcome in OUTCOMES]
+        agreed = agreement([v.outcome for v in judged], [v.judge_outcome for v in judged])
+        rows.append(
+            Standing(
+                model=m,
+                benchmarks=tuple(sorted({benchmark_of(v.item_id) for v in mine})),
+                votes=counts[m],
+                win_rate=score_of(human[m], found[m]),
+                rank=ranks.get(m),
+                rating=Score(bt.ratings[m], bt.lower[m], bt.upper[m]),
+                judged=len(judged),
+                judge_win_rate=score_of(judge[m], found[f"judge {m}"]),
+                agreement=agreed.agreement,
+                kappa=agreed.kappa,
+                calibrated=calibrated(m, judged, rest, min_calibration),
+            )
+        )
+    return sorted(rows, key=order)
+
+
+def score_of(figure: Figure, found: Interval | None) -> Score | None:
+    point = figure.point()
+    if point is None:
+        return None
+    return Score(point, None, None) if found is None else Score(point, found.low, found.high)
+
+
+def order(row: Standing) -> tuple:
+    if row.rank is None:
+        return (1, 0, -row.votes, row.model)
+    return (0, row.rank.rank, -(row.win_rate.point if row.win_rate else 0.0), row.model)
+
+
+def calibrated(model: str, judged: Sequence[Vote], rest: Sequence[JudgedPair], minimum: int) -> Estimate | None:
+    """The PPI++ win rate of `model`: its votes with a judge verdict (human and judge labels of the same comparisons)
+    and the judge's labels on its comparisons no human voted on; None below `minimum` votes or two judge-only ones."""
+    others = [p for p in rest if model in (p.model_a, p.model_b) and p.outcome in OUTCOMES]
+    if len(judged) < minimum or len(others) < 2:
+        return None
+    human = [value_for(model, v.model_a, v.model_b, v.outcome) for v in judged]
+    judge_on_human = [value_for(model, v.model_a, v.model_b, v.judge_outcome) for v in judged]
+    judge_on_rest = [value_for(model, p.model_a, p.model_b, p.outcome) for p in others]
+    try:
+        found = ppi_mean(
+            human,
+            judge_on_human,
+            judge_on_rest,
+            clusters=[v.item_id for v in judged],
+            rest_clusters=[p.item_id for p in others],
+        )
+    except ValueError:
+        return None
+    return found if np.isfinite(found.se) else None  # one item on a side: no variance, no interval

@@ -1,0 +1,176 @@
+"""The Arena table without a browser: ranks with rank ranges, the minimum-votes rule, intervals, the judge beside the
+humans (agreement, Cohen's kappa), the calibrated figure only with enough votes, a sentence for every empty table,
+and names by model and benchmark; over synthetic votes and over judged pairwise run folders."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from longform_eval.metric.calibration import ppi_mean
+from longform_eval.spaces.app import build_app
+from longform_eval.spaces.arena import Arena
+from longform_eval.spaces.board_text import ARENA_HEADERS, NO_JUDGE, NO_RUN_SCORES, NO_VOTES, arena_cells
+from longform_eval.spaces.leaderboard import compute_board
+from longform_eval.spaces.pool import ResponsePool
+from longform_eval.spaces.run_names import judged_pairs, model_name, named, run_name
+from longform_eval.spaces.standings import MIN_CALIBRATION_VOTES, MIN_VOTES, JudgedPair, standings
+from longform_eval.spaces.storage import Vote, VoteStore
+
+from .judged_runs import REFERENCE, judged_run, questions, run_verdicts, vote_on_run
+
+CELL = re.compile(r"^(-?\d+\.\d)% \[(-?\d+\.\d), (-?\d+\.\d)\]$")
+
+
+def votes_between(pairs: dict[tuple[str, str], float], each: int, seed: int = 0, judge=None) -> list[Vote]:
+    """`each` votes per pair (a, b), a winning with the given probability; `judge(vote outcome, rng)` the verdict."""
+    rng = random.Random(seed)
+    votes = []
+    for (a, b), p in pairs.items():
+        for n in range(each):
+            outcome = "A" if rng.random() < p else "B"
+            verdict = judge(outcome, rng) if judge else None
+            votes.append(Vote("ann", "s", f"hellobench:all/{a}{b}{n}", a, b, "sorted", outcome, verdict))
+    return votes
+
+
+def test_ranks_come_with_rank_ranges_and_every_score_with_its_interval():
+    clear = votes_between({("top", "mid"): 0.9, ("mid", "low"): 0.9, ("top", "low"): 0.95}, 40)
+    rows = standings(clear, rounds=300)
+    assert [(r.model, r.rank.rank) for r in rows] == [("top", 1), ("mid", 2), ("low", 3)]
+    assert [(r.rank.best, r.rank.worst) for r in rows] == [(1, 1), (2, 2), (3, 3)]
+    close = votes_between({("x", "y"): 0.5, ("y", "z"): 0.55, ("x", "z"): 0.5}, 25, seed=1)
+    ranges = [(r.rank.best, r.rank.worst) for r in standings(close, rounds=300)]
+    assert all(best <= rank <= worst for rank, (best, worst) in zip([1, 2, 3], ranges, strict=True))
+    assert any(best < worst for best, worst in ranges)  # close models share ranks
+    for row in rows:
+        assert row.win_rate.low <= row.win_rate.point <= row.win_rate.high and row.win_rate.low < row.win_rate.high
+        assert row.rating.low <= row.rating.point <= row.rating.high
+    cells = arena_cells(rows)
+    assert len(cells[0]) == len(ARENA_HEADERS) and cells[0][1] == "1" and cells[0][2] == "top · hellobench:all"
+    low, point, high = (float(x) for x in CELL.match(cells[0][4]).group(2, 1, 3))
+    assert low <= point <= high and abs(point - 100 * rows[0].win_rate.point) < 0.06
+    assert arena_cells(standings(close, rounds=300))[0][1] in {f"{a}–{b}" for a in (1, 2) for b in (2, 3)}
+
+
+def test_a_model_is_ranked_from_the_minimum_number_of_votes_and_listed_below_before():
+    votes = votes_between({("a", "b"): 0.6}, MIN_VOTES) + votes_between({("c", "a"): 0.5}, MIN_VOTES - 1, seed=2)
+    rows = standings(votes, rounds=200)
+    ranked = {r.model: r for r in rows if r.rank}
+    assert set(ranked) == {"a", "b"} and ranked["b"].votes == MIN_VOTES  # exactly the minimum: ranked
+    assert rows[-1].model == "c" and rows[-1].rank is None and rows[-1].votes == MIN_VOTES - 1
+    board = compute_board(votes, bootstrap=10)
+    assert [plain_name(row[2]) for row in board.arena] == [r.model + " · hellobench:all" for r in rows[:2]]
+    assert f"at least {MIN_VOTES} human votes" in board.arena_note
+    listed = f"c · hellobench:all ({MIN_VOTES - 1} votes)"
+    assert board.unranked == f"**Unranked** (fewer than {MIN_VOTES} human votes): {listed}."
+
+
+def plain_name(cell: str) -> str:
+    return cell.replace("\\", "")
+
+
+def test_the_judge_beside_the_humans_agreement_and_kappa():
+    flips = {"A": "B", "B": "A"}
+    votes = votes_between({("m1", "m2"): 0.7}, 60, judge=lambda o, rng: o if rng.random() < 0.6 else flips[o])
+    rows = {r.model: r for r in standings(votes, rounds=200)}
+    human = sum(v.outcome == "A" for v in votes) / len(votes)
+    judge = sum(v.judge_outcome == "A" for v in votes) / len(votes)
+    assert abs(rows["m1"].win_rate.point - human) < 1e-12 and abs(rows["m1"].judge_win_rate.point - judge) < 1e-12
+    assert abs(rows["m2"].judge_win_rate.point - (1 - judge)) < 1e-12 and rows["m1"].judged == 60
+    agreed = sum(v.outcome == v.judge_outcome for v in votes) / len(votes)
+    kappa = cohen_kappa_score([v.outcome for v in votes], [v.judge_outcome for v in votes])
+    assert abs(rows["m1"].agreement - agreed) < 1e-12 and abs(rows["m1"].kappa - kappa) < 1e-12
+    low, high = rows["m1"].judge_win_rate.low, rows["m1"].judge_win_rate.high
+    assert low <= judge <= high < 1
+    assert "Cohen's kappa" in compute_board(votes, bootstrap=10).summary
+
+
+def test_the_calibrated_figure_needs_enough_votes_with_a_verdict_and_judge_only_comparisons():
+    biased = {"A": "A", "B": "A"}  # the judge always prefers m1
+    enough = votes_between({("m1", "m2"): 0.5}, MIN_CALIBRATION_VOTES, judge=lambda o, rng: biased[o])
+    rest = [JudgedPair(f"hellobench:all/rest{n}", "m1", "m2", "A") for n in range(50)]
+    rest.append(JudgedPair(enough[0].item_id, "m2", "m1", "B"))  # a voted comparison: not judge-only
+    rows = {r.model: r for r in standings(enough, rest, rounds=200)}
+    found = rows["m1"].calibrated
+    human = [1.0 if v.outcome == "A" else 0.0 for v in enough]
+    expected = ppi_mean(human, [1.0] * len(enough), [1.0] * 50, clusters=[v.item_id for v in enough])
+    assert found is not None and abs(found.estimate - expected.estimate) < 1e-12 and found.n_judge == len(enough) + 50
+    assert found.low <= found.estimate <= found.high and rows["m1"].judge_win_rate.point == pytest.approx(1.0)
+    assert found.high < rows["m1"].judge_win_rate.point  # the bias is corrected: the judge's 100% is outside
+    few = standings(enough[1:], rest, rounds=200)
+    assert all(r.calibrated is None for r in few) and all(r.rank for r in few)
+    assert "No calibrated figure yet: fewer than" in compute_board(enough[1:], bootstrap=10).arena_note
+    assert all(r.calibrated is None for r in standings(enough, rounds=200))  # no judge-only comparison
+    assert "no judge-only comparison" in compute_board(enough, bootstrap=10).arena_note
+
+
+def test_every_empty_table_has_a_sentence_saying_why():
+    board = compute_board([], bootstrap=10)
+    assert board.arena == [] and board.arena_note.startswith(NO_VOTES) and "vote in the Arena tab" in NO_VOTES
+    for note, rows in [(board.human_note, board.human), (board.judge_note, board.judge)]:
+        assert rows == [] and note.endswith(NO_VOTES)
+    assert board.annotators_note.endswith(NO_VOTES) and board.runs_note.endswith(NO_RUN_SCORES)
+    few = compute_board(votes_between({("a", "b"): 0.5}, 3), bootstrap=10)
+    assert few.arena == [] and f"fewer than {MIN_VOTES} human votes per model" in few.arena_note
+    assert few.judge == [] and few.judge_note.endswith(NO_JUDGE) and "(3 votes)" in few.unranked
+
+
+@pytest.mark.parametrize(
+    ("label", "name"),
+    [
+        ("replay:/tmp/pytest/runs/a.jsonl", "replay:a"),
+        ("/root/.cache/huggingface/hub/models--x/snapshots/abc/gpt4o_0806", "gpt4o_0806"),
+        ("replay:/tmp/b.jsonl (second)", "replay:b (second)"),
+        ("openai:gpt-4o", "openai:gpt-4o"),
+        ("vllm:meta-llama/Llama-3-8B", "vllm:meta-llama/Llama-3-8B"),
+        (REFERENCE, REFERENCE),
+    ],
+)
+def test_models_are_named_without_their_paths(label, name):
+    assert model_name(label) == name
+
+
+def test_runs_are_named_by_model_and_benchmark():
+    assert named("gpt4o_0806", ["hellobench:chat"]) == "gpt4o_0806 · hellobench:chat"
+    scores = {"model": "replay:/root/.cache/x/a.jsonl", "benchmark": "tencentllmeval", "config": "en"}
+    assert run_name(scores) == "replay:a · tencentllmeval:en"
+
+
+@pytest.fixture(scope="module")
+def judged(shared_data, tmp_path_factory):
+    """A model against the reference answers on 40 questions; the judge favours it on 3 of every 4."""
+    rows = questions()
+    return judged_run(tmp_path_factory.mktemp("judged") / "strong", rows, lambda i: "B" if i % 4 == 0 else "A"), rows
+
+
+def test_a_judged_pairwise_run_gives_the_judge_only_comparisons_and_the_calibrated_figure(judged, tmp_path):
+    (folder, model), rows = judged
+    pairs = judged_pairs([folder, tmp_path])  # a folder without scores.json gives none
+    verdicts = run_verdicts(folder)
+    assert len(pairs) == len(rows) == len(verdicts) and {(p.model_a, p.model_b) for p in pairs} == {(model, REFERENCE)}
+    assert {p.item_id: p.outcome for p in pairs} == verdicts and sum(o == "A" for o in verdicts.values()) == 30
+    store = VoteStore(tmp_path / "v.sqlite")
+    vote_on_run(store, folder, model, MIN_CALIBRATION_VOTES + 2, 0.4, random.Random(0))
+    board = compute_board(store.votes(), [folder], bootstrap=10)
+    assert len(board.arena) == 2 and all(CELL.match(row[9]) for row in board.arena)  # calibrated, both sides
+    assert board.runs[0][0] == "replay:strong · tencentllmeval:en" and "/" not in board.runs[0][0]
+    assert {plain_name(row[2]) for row in board.arena} == {
+        "replay:strong · tencentllmeval:en",
+        f"{REFERENCE} · tencentllmeval:en",
+    }
+
+
+def test_the_annotate_tab_is_hidden_without_checklists(judged, small_pool, tmp_path):
+    (folder, _), _ = judged
+
+    def annotate_tab(pool: ResponsePool):
+        app = build_app(Arena(pool, VoteStore(tmp_path / f"{len(pool.models())}.sqlite")))
+        (tab,) = [b for b in app.blocks.values() if b.get_block_name() == "tabitem" and b.label == "Annotate"]
+        return tab
+
+    assert annotate_tab(ResponsePool.load([folder])).visible is False  # a pairwise run: no checklists
+    assert annotate_tab(small_pool).visible is True
