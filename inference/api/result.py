@@ -88,7 +88,7 @@ def figures(scores: dict[str, Any]) -> tuple[dict[str, float], dict[str, tuple[f
     values = {k: float(v) for k, v in scores.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     found = {name: interval for name, interval in (scores.get("intervals") or {}).items() if interval}
     benchmark = benchmark_of(scores)
-    for name in found:
+    for name in scores.get("intervals") or {}:  # a figure without an interval (one unit per stratum) has a value
         value = figure_value(scores, benchmark.figure_path(name))
         if value is not None:
             values[name] = value

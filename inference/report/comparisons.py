@@ -2,12 +2,13 @@
 
 `longform-eval report RUN_A RUN_B ...` compares every two given runs of the same benchmark config (benchmark, config
 and, for the pairwise benchmarks, baseline; runs of different configs are not compared) on the units both scored:
-for each figure of their `intervals`, headline first, a - b with its paired 95% bootstrap interval (both figures on
-the same seeded resamples of the shared units, so what the prompts share cancels), p-value, and the smallest
-difference those units detect at 80% power. A unit either run left unscored is left out of both sides, so each
-figure rests on the same units on both. A difference whose interval holds 0 is a tie and printed as one, never as a
-ranking. Per config, each run's rank range on the headline figure over the units all its runs scored (as Chatbot
-Arena shows). The math is `longform_eval.metric.uncertainty`'s; this module knows no benchmark.
+for each figure of their `intervals`, headline first, a - b with its paired 95% t interval (the difference one
+figure on the shared units, so what the prompts share cancels; none, with its reason, where it rests on one unit per
+stratum), p-value, and the smallest difference those units detect at 80% power. A unit either run left unscored is
+left out of both sides, so each figure rests on the same units on both. A difference whose interval holds 0 is a tie
+and printed as one, never as a ranking. Per config, each run's rank range on the headline figure over the units all
+its runs scored (as Chatbot Arena shows). The math is `longform_eval.metric.uncertainty`'s; this module knows no
+benchmark.
 
 Written to `comparisons.json` where `report_lengths` writes its view (the deepest folder holding every given run);
 an existing file is replaced only if `longform-eval report` wrote it.
@@ -31,16 +32,17 @@ from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.owned import check_new_or_ours
 from longform_eval.metric.uncertainty import (
     DEFAULT_LEVEL,
-    DEFAULT_ROUNDS,
-    DEFAULT_SEED,
     Difference,
     RankRange,
+    difference_reason,
     minimum_detectable_difference,
     paired_difference,
     rank_ranges,
     shared_units,
 )
 from longform_eval.metric.uncertainty.intervals import normal_interval
+from longform_eval.metric.uncertainty.sparse import pooled_difference, sparse_strata
+from longform_eval.metric.uncertainty.unit_intervals import column_figure, figure_bounds
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..benchmarks import Benchmark
@@ -55,10 +57,13 @@ WRITTEN_BY = "longform-eval report"
 OURS = f'the comparisons files it writes are JSON objects with "written_by": "{WRITTEN_BY}"'
 METHOD = (
     f"a - b on the units both runs scored (a unit either left unscored is left out of both), {DEFAULT_LEVEL:.0%} "
-    f"percentile bootstrap of the difference with both figures on the same resamples ({DEFAULT_ROUNDS} resamples, "
-    f"seed {DEFAULT_SEED}, stratified as each run's own intervals); distinguishable: the interval excludes 0; "
-    "minimum_detectable: the smallest true difference these units detect with 80% power at alpha 0.05. Figures "
-    'from a fitted model ("paired": false): normal interval from the two runs\' standard errors, unpaired.'
+    "t interval of the paired difference (linearized SE with the n/(n-1) small-sample factor per stratum, "
+    "stratified as each run's own intervals, df Welch-Satterthwaite; a stratum with one unit among larger ones "
+    "borrows the pooled variance of the others' differences; none, with a reason, on one unit per stratum), "
+    "clipped to the difference's range; distinguishable: the interval excludes 0; minimum_detectable: the smallest "
+    "true difference these units detect with 80% power at alpha 0.05 (t test); rank ranges from the paired "
+    "differences (best: 1 + the runs distinguishably above, worst: the runs less those distinguishably below). "
+    'Figures from a fitted model ("paired": false): normal interval from the two runs\' standard errors, unpaired.'
 )
 
 
@@ -81,7 +86,12 @@ class ComparedRun:
     @property
     def figure_names(self) -> list[str]:
         """The figures of `intervals` that have one, the headline first."""
-        names = [name for name, found in (self.scores.get("intervals") or {}).items() if found]
+        return self.names(with_interval=True)
+
+    def names(self, with_interval: bool = False) -> list[str]:
+        """The figures of `intervals` (those with one only, or all: a figure without one is still compared, to say
+        why its difference has none), the headline first."""
+        names = [name for name, found in (self.scores.get("intervals") or {}).items() if found or not with_interval]
         headline = headline_figure(self.benchmark, names)
         return sorted(names, key=lambda name: name != headline)
 
@@ -157,16 +167,39 @@ def compare(a: ComparedRun, b: ComparedRun) -> list[dict[str, Any]]:
     figures_a = a.benchmark.figures(table_a) if len(table_a) else {}
     figures_b = b.benchmark.figures(table_b) if len(table_b) else {}
     entries = []
-    for name in a.figure_names:
+    for name in a.names():
         head = {"a": a.label, "b": b.label, "benchmark": a.config, "figure": name}
         if name in figures_a and name in figures_b:
-            found = paired_difference(figures_a[name], figures_b[name], table_a.design())
-            entries.append(head | {"paired": True} | difference_fields(found, len(table_a)))
+            found, reason = paired(a, b, (table_a, table_b), name)
+            entry = difference_fields(found, len(table_a))
+            if found is None:
+                points = (figures_a[name].point(), figures_b[name].point())
+                entry |= {"difference": None if None in points else points[0] - points[1], "reason": reason}
+            entries.append(head | {"paired": True} | entry)
         elif name in a.benchmark.fitted_intervals(a.scores):  # refitted, not resampled: unpaired
             entries.append(head | {"paired": False} | independent_fields(a, b, name))
         else:
             entries.append(head | {"paired": True} | difference_fields(None, 0))
     return entries
+
+
+def difference_bounds(benchmark: Benchmark, name: str) -> tuple[float, float] | None:
+    """The range a difference of figure `name` can take: that of the figure, less its own extent."""
+    bounds = figure_bounds(benchmark, [name])[name]
+    return None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
+
+
+def paired(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable], name: str) -> tuple:
+    """(Difference or None, why none) of figure `name` on the aligned tables; a one-unit stratum among larger ones
+    borrows the pooled variance of the per-unit differences of the row score."""
+    table_a, table_b = tables
+    design, column, bounds = table_a.design(), a.benchmark.judge_noise_column, difference_bounds(a.benchmark, name)
+    if column is not None and sparse_strata(design, np.isfinite(table_a[column])):
+        builds = (column_figure(a.benchmark, table_a, column, name), column_figure(b.benchmark, table_b, column, name))
+        return pooled_difference(*builds, table_a[column], table_b[column], design, bounds=bounds)
+    figure_a, figure_b = a.benchmark.figures(table_a)[name], b.benchmark.figures(table_b)[name]
+    found = paired_difference(figure_a, figure_b, design, bounds=bounds)
+    return found, (None if found is not None else difference_reason(figure_a, figure_b, design))
 
 
 def difference_fields(found: Difference | None, units: int) -> dict[str, Any]:
@@ -218,7 +251,7 @@ def run_row(run: ComparedRun, name: str | None, found: RankRange | None) -> dict
 
 
 def config_fields(config: str, runs: list[ComparedRun]) -> dict[str, Any]:
-    headline = headline_figure(runs[0].benchmark, runs[0].figure_names)
+    headline = headline_figure(runs[0].benchmark, runs[0].names())
     judges = sorted({str(run.scores.get("judge")) for run in runs})
     return {"benchmark": config, "judges": judges, "rank_ranges": rank_fields(runs, headline)}
 

@@ -21,6 +21,8 @@ def with_interval(value: float | None, low: float | None, high: float | None) ->
 
 
 def verdict(entry: dict[str, Any]) -> str:
+    if entry["distinguishable"] is None and entry.get("reason"):
+        return f"no interval ({entry['reason']}): not ranked"
     if entry["distinguishable"] is None:
         return "- (undefined on the shared units)"
     if not entry["distinguishable"]:
@@ -59,8 +61,9 @@ def others_line(entries: list[dict[str, Any]]) -> list[str]:
     names = ", ".join(dict.fromkeys(e["figure"] for e in entries))
     ties = sum(1 for e in entries if e["distinguishable"] is False)
     apart = sum(1 for e in entries if e["distinguishable"])
-    undefined = len(entries) - ties - apart
-    none = f", {undefined} undefined" if undefined else ""
+    bare = sum(1 for e in entries if e["distinguishable"] is None and e.get("reason"))
+    undefined = len(entries) - ties - apart - bare
+    none = (f", {bare} without an interval" if bare else "") + (f", {undefined} undefined" if undefined else "")
     return ["", f"Other figures ({names}): {apart} differences distinguishable, {ties} ties{none}; each in {FILE}."]
 
 
@@ -68,9 +71,10 @@ def section_lines(document: dict[str, Any]) -> list[str]:
     lines = [
         "# Paired comparisons",
         "",
-        "a - b on the units both runs scored, with its paired 95% bootstrap interval: a difference whose interval "
-        f"holds 0 is a {TIE}, whatever the order of the two figures. Rank ranges (as Chatbot Arena shows): the "
-        "ranks a run takes over the middle 95% of resamples.",
+        "a - b on the units both runs scored, with its paired 95% interval: a difference whose interval "
+        f"holds 0 is a {TIE}, whatever the order of the two figures; one without an interval (one unit per "
+        "stratum) is not ranked. Rank ranges (as Chatbot Arena shows): from 1 + the runs distinguishably above "
+        "to the number of runs less those distinguishably below.",
     ]
     for config in document["configs"]:
         headline = config["rank_ranges"]["figure"]

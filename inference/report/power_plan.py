@@ -3,8 +3,9 @@
 The variance comes from scored reference runs of the planned benchmark config. One reference: the SE of a
 difference between two such runs is taken as sqrt(2) times its figure's SE (`independent_se`), as if the two runs
 shared no prompt: conservative, since a paired comparison on shared prompts cancels what they share. Two references:
-the SE of their paired difference on the units both scored. Normal approximation, 80% power, alpha 0.05
-(`longform_eval.metric.uncertainty.prompts_needed`); the SE shrinks as 1 / sqrt(units).
+the SE of their paired difference on the units both scored. A two-sided t test as the intervals take it, 80% power,
+alpha 0.05, iterated on n (`longform_eval.metric.uncertainty.prompts_needed`, df the reference's share of units -
+strata); the SE shrinks as 1 / sqrt(units).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longform_eval.metric.uncertainty import independent_se, minimum_detectable_difference, prompts_needed
+from longform_eval.metric.uncertainty.intervals import figure_spread
 
 from ..runner import RunConfig
 from .comparisons import ComparedRun, aligned, compare, compared_runs, headline_figure
@@ -33,6 +35,11 @@ class PowerReference:
     paired: bool
     share: float
     detect: float
+    strata: int = 1
+    df_share: float = 1.0
+
+    def df_at(self, units: int) -> float:
+        return max(self.df_share * (units - self.strata), 1.0)
 
 
 def check_power_arguments(args: argparse.Namespace) -> None:
@@ -64,9 +71,11 @@ def power_reference(args: argparse.Namespace, planned: list[RunConfig]) -> Power
             raise ValueError(f"--power-reference {folder}: its scores.json has no per-unit records to plan from")
     check_configs(runs, planned)
     figure = reference_figure(runs[0], args.power_figure)
-    se, n, paired = difference_se(runs, figure)
+    se, n, paired, df = difference_se(runs, figure)
     scored = len(aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)[0])
-    return PowerReference(runs, figure, se, n, paired, n / scored if scored else 1.0, args.detect)
+    strata = len(runs[0].units.design().slices)
+    df_share = min(df / (n - strata), 1.0) if df and n > strata else 1.0
+    return PowerReference(runs, figure, se, n, paired, n / scored if scored else 1.0, args.detect, strata, df_share)
 
 
 def check_configs(runs: list[ComparedRun], planned: list[RunConfig]) -> None:
@@ -97,16 +106,23 @@ def reference_figure(run: ComparedRun, named: str | None) -> str:
     return figure
 
 
-def difference_se(runs: list[ComparedRun], figure: str) -> tuple[float, int, bool]:
-    """(SE of a difference, the units it was measured on, paired): one run's SE times sqrt(2), or the two runs'
-    paired SE (unpaired for a refitted figure)."""
+def difference_se(runs: list[ComparedRun], figure: str) -> tuple[float, int, bool, float | None]:
+    """(SE of a difference, the units it was measured on, paired, its t df): one run's SE times sqrt(2), or the two
+    runs' paired SE (unpaired for a refitted figure)."""
     if len(runs) == 1:
         interval = runs[0].scores["intervals"][figure]
         se, n = interval["se"], interval["n"]
-        return (independent_se(se) if se else 0.0), n, False
+        return (independent_se(se) if se else 0.0), n, False, single_df(runs[0], figure)
     entry = next(e for e in compare(*runs) if e["figure"] == figure)
     n = entry["n_paired"] if entry["paired"] else runs[0].scores["intervals"][figure]["n"]
-    return entry["se"] or 0.0, n, entry["paired"]
+    return entry["se"] or 0.0, n, entry["paired"], entry.get("df")
+
+
+def single_df(run: ComparedRun, figure: str) -> float | None:
+    """The t df of a run's own interval on `figure` (None: a refitted figure, or none)."""
+    built = run.benchmark.figures(run.units).get(figure)
+    found = None if built is None else figure_spread(built, run.units.design())[0]
+    return None if found is None else found.df
 
 
 def power_lines(reference: PowerReference | None, config: RunConfig, planned: int) -> list[str]:
@@ -114,19 +130,27 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
     if reference is None or f"{config.benchmark}:{config.benchmark_config}" != base_config(reference.runs[0]):
         return []
     if reference.se_difference <= 0:
-        return [f"  power: {reference.figure} does not vary over the references' resamples: nothing to plan from"]
-    plan = prompts_needed(reference.detect, reference.se_difference, reference.n_reference, paired=reference.paired)
+        return [f"  power: {reference.figure} has no SE in the references (no interval): nothing to plan from"]
+    plan = prompts_needed(
+        reference.detect,
+        reference.se_difference,
+        reference.n_reference,
+        paired=reference.paired,
+        strata=reference.strata,
+        df_share=reference.df_share,
+    )
     unit = reference.runs[0].units.unit
     counted = max(1, round(planned * reference.share))
-    detects = minimum_detectable_difference(reference.se_difference * math.sqrt(reference.n_reference / counted))
+    se_planned = reference.se_difference * math.sqrt(reference.n_reference / counted)
+    detects = minimum_detectable_difference(se_planned, df=reference.df_at(counted))
     verdict = "suffice" if counted >= plan.prompts else "do not suffice"
     partial = reference.share < 1  # a figure on part of the units, e.g. one task's
     within = f" in {reference.figure}" if partial else ""
     counts = f" (at the references' share, {counted} of them count toward {reference.figure})" if partial else ""
     return [
         f"  power on {reference.figure}: {source(reference)}",
-        f"    a difference of {reference.detect:g} needs {plan.prompts:,} {unit}s{within} at 80% power, alpha 0.05; "
-        f"the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
+        f"    a difference of {reference.detect:g} needs {plan.prompts:,} {unit}s{within} at 80% power, alpha 0.05 "
+        f"(t test); the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
     ]
 
 

@@ -15,12 +15,13 @@ from .sections.tables import fmt
 
 
 def interval_sentences(scores: dict[str, Any]) -> list[str]:
-    """How the intervals were computed and what they mean, said once (nothing for a scores.json before intervals)."""
+    """How the intervals were computed and what they mean, said once (nothing for a scores.json before intervals),
+    which bounds were clipped to the figure's scale, and why a figure has no interval."""
     if "intervals" not in scores:
         return []
     method = scores.get("interval_method") or "method not recorded"
     if not any(scores["intervals"].values()):
-        return [f"No figure has an interval ({method})."]
+        return [f"No figure has an interval ({method}).", *note_sentences(scores)]
     samples = scores.get("judge_samples") or 1
     noise = (
         f"the judge's sampling noise is inside it, measured from {samples} judge samples per call"
@@ -31,8 +32,24 @@ def interval_sentences(scores: dict[str, Any]) -> list[str]:
     return [
         f"In brackets: the 95% interval ({method}). Another sample of prompts like these, judged the same way, would "
         f"give a figure in this range 95% of the time; {noise}. It does not cover the judge's bias: a judge that "
-        "favours some answers moves the figure and its interval together. `[no interval]`: too few scored units."
+        "favours some answers moves the figure and its interval together. `[no interval]`: too few scored units.",
+        *note_sentences(scores),
     ]
+
+
+def note_sentences(scores: dict[str, Any]) -> list[str]:
+    """The figures whose bounds were clipped to their scale, and why a figure has no interval."""
+    clipped = [name for name, found in (scores.get("intervals") or {}).items() if (found or {}).get("clipped")]
+    lines = []
+    if clipped:
+        lines.append(
+            f"Clipped to the figure's scale (a bound of figure ± t x SE lay past what the scale allows): "
+            f"{', '.join(f'`{name}`' for name in clipped)}."
+        )
+    notes = scores.get("interval_notes") or {}
+    if notes:
+        lines.append("No interval: " + "; ".join(f"`{name}`: {why}" for name, why in notes.items()) + ".")
+    return lines
 
 
 VARIANCE_TITLE = "## Where the variance comes from"

@@ -14,7 +14,7 @@ from longform_eval.metric.uncertainty import (
     judge_sd,
     split_variance,
 )
-from longform_eval.metric.uncertainty.unit_intervals import column_figure, figure_intervals
+from longform_eval.metric.uncertainty.unit_intervals import column_figure, figure_intervals_and_reasons
 from longform_eval.metric.uncertainty.units import UnitTable, mean_over_samples, sample_matrix
 
 from ..benchmarks import Benchmark
@@ -31,15 +31,18 @@ def run_units(benchmark: Benchmark, sample_scores: list[dict[str, Any]]) -> tupl
 
 
 def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]) -> dict[str, Any]:
-    """`intervals`, `interval_method`, `judge_samples`, `judge_sd` and `variance_split` for scores.json; with several
-    judge samples also the top-level figures as the mean over samples gives them (set by `apply_points`)."""
+    """`intervals`, `interval_method`, `interval_notes` (why a figure has no interval), `judge_samples`, `judge_sd` and
+    `variance_split` for scores.json; with several judge samples also the top-level figures as the mean over samples
+    gives them (set by `apply_points`)."""
     fields: dict[str, Any] = {"judge_samples": len(sample_scores), "judge_sd": None, "intervals": {}}
     units, tables = run_units(benchmark, sample_scores)
     if units is None:
         return fields | {"interval_method": "none: no scored units yet"}
     figures = benchmark.figures(units)
-    found, fields["interval_method"] = figure_intervals(benchmark, units, figures)
+    found, fields["interval_method"], reasons = figure_intervals_and_reasons(benchmark, units, figures)
     fields["intervals"] = {name: None if found[name] is None else found[name].to_dict() for name in figures}
+    if reasons:
+        fields["interval_notes"] = reasons
     fields["points"] = {name: figure.point() for name, figure in figures.items()}
     for name, (interval, how) in benchmark.fitted_intervals(sample_scores[0]).items():
         fields["intervals"][name] = interval

@@ -19,20 +19,26 @@ How a benchmark uses it:
      `stic2 = affine(ratio(yes, checks), 100)`, `wavg = product(cr, stic2, 1 / 100)` (per-item counts).
    - LongBench-Write `S_l = mean(s_l)`, `S_q = mean(s_q)` (NaN where unscored),
      `S = weighted_sum([S_l, S_q], [0.5, 0.5])`.
-3. `intervals(figures, design)` -> {name: Interval}; `scores.json` gets `{name: interval.to_dict()}`
-   ({"low", "high", "se", "n"}) under `intervals` and `interval_method(design)`. A figure that is no function
+3. `intervals(figures, design, bounds={name: (low, high)})` -> {name: Interval or None}: figure ± t(df) x SE, the
+   SE linearized over the design's units with the n/(n-1) small-sample factor per stratum (what a rescaling
+   bootstrap converges to), df Welch-Satterthwaite, bounds clipped to the figure's attainable range; None for a
+   figure on one unit per stratum (`interval_reasons` says why; a one-unit stratum among larger ones borrows the
+   pooled variance in `sparse.pooled_interval`, where the unit values are known). `scores.json` gets
+   `{name: interval.to_dict()}` ({"low", "high", "se", "n"}, "clipped": true where cut) under `intervals`, the
+   reasons under `interval_notes`, and `interval_method(design)`. A figure that is no function
    of sums (a refitted model: the length-controlled win rate) takes `statistic_interval(statistic, design)`,
    `statistic(counts)` computing it with each unit weighted by how often a resample drew it; a plain win rate
    is `mean` of the per-prompt outcomes (1, 0.5, 0).
 4. Comparisons: `shared_units(ids_a, ids_b)` aligns two runs; build each run's figure on the shared units
    with `scored` = both scored, then `paired_difference(a, b, design)` (its `to_dict()` plus "a", "b",
    "figure" is a `comparisons.json` entry; `distinguishable` False is a tie; `minimum_detectable` is the
-   power figure). `rank_ranges({run: figure}, design)` ranks several runs.
+   power figure; None, `difference_reason` says why). `rank_ranges({run: figure}, design)` ranks several runs
+   from their paired differences.
 5. Judge noise: with a (rows, K) matrix of judge samples, `judge_sd(samples)` and
    `split_variance(build, samples, interval.se)` -> shares of the variance from prompts and from the judge,
    and `se_with(prompts=..., judge_samples=...)`.
-6. Power for a planned run: `prompts_needed(D, se_difference, n_reference)` (`independent_se(se)` and
-   `paired=False` when the reference is a single run).
+6. Power for a planned run: `prompts_needed(D, se_difference, n_reference, strata=...)`, a t test at
+   units - strata degrees of freedom (`independent_se(se)` and `paired=False` when the reference is a single run).
 
 >>> import numpy as np
 >>> scores = np.array([80.0, 90.0, 70.0, 60.0, np.nan, 75.0])
@@ -44,11 +50,20 @@ How a benchmark uses it:
 >>> found = intervals({"overall": overall}, design, rounds=200, seed=0)["overall"]
 >>> found.low <= found.point <= found.high, sorted(found.to_dict())
 (True, ['high', 'low', 'n', 'se'])
->>> interval_method(design, rounds=200)
-'95% percentile bootstrap over prompts, stratified by task, 200 resamples, seed 0'
+>>> interval_method(design, rounds=200)[:47]
+'95% t interval over prompts, stratified by task'
+>>> interval_reasons({"chat": mean(scores, scored=[True, False, False, False, False, False])}, design)
+{'chat': 'one prompt per task: no variance to estimate'}
 """
 
-from .comparison import Difference, RankRange, independent_difference, paired_difference, rank_ranges
+from .comparison import (
+    Difference,
+    RankRange,
+    difference_reason,
+    independent_difference,
+    paired_difference,
+    rank_ranges,
+)
 from .design import Design, cluster_sums, shared_units
 from .figures import Figure, affine, compose, mean, product, ratio, stratified_mean, weighted_sum
 from .intervals import (
@@ -58,6 +73,7 @@ from .intervals import (
     Interval,
     interval,
     interval_method,
+    interval_reasons,
     intervals,
     statistic_interval,
 )
@@ -78,11 +94,13 @@ __all__ = [
     "VarianceSplit",
     "affine",
     "cluster_sums",
+    "difference_reason",
     "compose",
     "independent_difference",
     "independent_se",
     "interval",
     "interval_method",
+    "interval_reasons",
     "intervals",
     "judge_sd",
     "mean",

@@ -1,27 +1,41 @@
 """Differences between runs (paired on shared units, or independent) and rank ranges of several runs.
 
-Paired: both figures on the same resamples of the shared units, so what the prompts share cancels; the
-difference's interval is far tighter than two separate intervals suggest. A difference whose interval holds 0
-is not `distinguishable`: print it as a tie, never as a ranking.
+Paired: the difference a - b is one figure on the shared units (each unit's contribution the two runs'
+difference), so what the prompts share cancels; its interval is the same t interval as a single figure's
+(`intervals`), and a difference resting on one unit per stratum gets none (`difference_reason`). A difference
+whose interval holds 0 is not `distinguishable`: print it as a tie, never as a ranking. Rank ranges follow from
+the paired differences: a run's best rank is 1 + the runs distinguishably above it, its worst the number of runs
+less those distinguishably below it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
+from scipy.stats import t
 
 from .design import Design
-from .figures import Figure
-from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, check_level, percentile_bounds
+from .figures import Figure, compose
+from .intervals import (
+    DEFAULT_LEVEL,
+    DEFAULT_ROUNDS,
+    DEFAULT_SEED,
+    Bounds,
+    Interval,
+    check_level,
+    figure_spread,
+    t_interval,
+)
 from .power import DEFAULT_POWER, minimum_detectable_difference
-from .resampling import check_rounds_and_seed, replicates, replicates_from
+from .resampling import check_rounds_and_seed
 
 
 @dataclass(frozen=True)
 class Difference:
-    """Figure a minus figure b: the point, its interval at `level`, the bootstrap SE and two-sided p-value.
+    """Figure a minus figure b: the point, its interval at `level`, its SE, t degrees of freedom and two-sided p-value.
 
     `n_paired` counts the units both figures rest on (None for independent runs); `rounds` the resamples used
     and `dropped` those on which either figure was undefined.
@@ -36,6 +50,8 @@ class Difference:
     rounds: int
     dropped: int = 0
     level: float = DEFAULT_LEVEL
+    df: float | None = None
+    clipped: bool = False
 
     @property
     def distinguishable(self) -> bool:
@@ -45,7 +61,7 @@ class Difference:
     @property
     def minimum_detectable(self) -> float:
         """The smallest true difference these units detect with 80% power at the interval's level."""
-        return minimum_detectable_difference(self.se, 1 - self.level, DEFAULT_POWER)
+        return minimum_detectable_difference(self.se, 1 - self.level, DEFAULT_POWER, self.df)
 
     def to_dict(self) -> dict[str, float | int | bool | None]:
         """The `comparisons.json` figures (the caller adds "a", "b" and "figure")."""
@@ -58,31 +74,29 @@ class Difference:
             "p_value": self.p_value,
             "distinguishable": self.distinguishable,
             "minimum_detectable": self.minimum_detectable,
-        }
+            "df": self.df,
+        } | ({"clipped": True} if self.clipped else {})
 
 
-def bootstrap_p_value(draws: np.ndarray) -> float:
-    """Two-sided: twice the smaller share of draws on either side of 0, +1-corrected so it is never 0."""
-    below = (np.count_nonzero(draws <= 0) + 1) / (len(draws) + 1)
-    above = (np.count_nonzero(draws >= 0) + 1) / (len(draws) + 1)
-    return float(min(1.0, 2 * min(below, above)))
+def t_p_value(difference: float, se: float, df: float | None) -> float:
+    """Two-sided p-value of the t statistic difference / se."""
+    return float(min(1.0, 2 * t.sf(abs(difference) / se, max(df or 1.0, 1.0))))
 
 
-def difference_of(
-    point: float, draws: np.ndarray, n_paired: int | None, level: float, rounds: int
-) -> Difference | None:
-    defined = draws[np.isfinite(draws)]
-    if len(defined) < 2:
-        return None
-    low, high = percentile_bounds(defined, level)
-    se = float(np.std(defined, ddof=1))
-    p_value = bootstrap_p_value(defined)
-    return Difference(point, low, high, se, p_value, n_paired, len(defined), rounds - len(defined), level)
+def difference_from(found: Interval, n_paired: int | None) -> Difference:
+    p_value = t_p_value(found.point, found.se, found.df)
+    return Difference(
+        found.point, found.low, found.high, found.se, p_value, n_paired, 0, 0, found.level, found.df, found.clipped
+    )
 
 
-def points_of(a: Figure, b: Figure) -> tuple[float, float] | None:
-    point_a, point_b = a.point(), b.point()
-    return None if point_a is None or point_b is None else (point_a, point_b)
+def difference_figure(a: Figure, b: Figure) -> Figure:
+    return compose(lambda x, y: x - y, a, b)
+
+
+def difference_reason(a: Figure, b: Figure, design: Design) -> str | None:
+    """Why a - b gets no interval (None: it gets one)."""
+    return figure_spread(difference_figure(a, b), design)[1]
 
 
 def paired_difference(
@@ -92,17 +106,23 @@ def paired_difference(
     rounds: int = DEFAULT_ROUNDS,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    bounds: Bounds = None,
 ) -> Difference | None:
     """a - b for two runs' figures on the same units (the shared prompts; pass `scored` = both scored when
-    building them), evaluated on the same resamples. None where either figure is undefined."""
+    building them). None where either figure is undefined or the difference rests on one unit per stratum
+    (`difference_reason` says why); `bounds`: the difference's attainable range."""
     check_rounds_and_seed(rounds, seed)
     check_level(level)
-    points = points_of(a, b)
-    if points is None:
+    if a.point() is None or b.point() is None:
         return None
-    draws = replicates([a, b], design, rounds, seed, ["a", "b"])
+    figure = difference_figure(a, b)
+    found, reason = figure_spread(figure, design)
+    point = figure.point()
+    if found is None or reason is not None or point is None:
+        return None
     both = np.any(a.columns != 0, axis=1) & np.any(b.columns != 0, axis=1)
-    return difference_of(points[0] - points[1], draws[:, 0] - draws[:, 1], int(np.count_nonzero(both)), level, rounds)
+    found_interval = t_interval(point, found.se, found.df, found.n, level, bounds)
+    return difference_from(found_interval, int(both.sum()))
 
 
 def independent_difference(
@@ -114,16 +134,16 @@ def independent_difference(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
 ) -> Difference | None:
-    """a - b for two runs resampled independently (different prompts, or a comparison that ignores the pairing)."""
+    """a - b for two runs sampled independently: SE sqrt(se_a^2 + se_b^2), Welch-Satterthwaite df."""
     check_rounds_and_seed(rounds, seed)
     check_level(level)
-    points = points_of(a, b)
-    if points is None:
+    (found_a, reason_a), (found_b, reason_b) = figure_spread(a, design_a), figure_spread(b, design_b)
+    if found_a is None or found_b is None or reason_a or reason_b:
         return None
-    rng = np.random.default_rng(seed)
-    draws_a = replicates_from([a], design_a, rounds, rng, ["a"])[:, 0]
-    draws_b = replicates_from([b], design_b, rounds, rng, ["b"])[:, 0]
-    return difference_of(points[0] - points[1], draws_a - draws_b, None, level, rounds)
+    variance = found_a.variance + found_b.variance
+    df = variance**2 / (found_a.variance**2 / found_a.df + found_b.variance**2 / found_b.df)
+    point = float(a.point()) - float(b.point())  # type: ignore[arg-type]
+    return difference_from(t_interval(point, float(np.sqrt(variance)), df, found_a.n + found_b.n, level), None)
 
 
 @dataclass(frozen=True)
@@ -152,10 +172,11 @@ def rank_ranges(
     level: float = DEFAULT_LEVEL,
     higher_is_better: bool = True,
 ) -> dict[str, RankRange]:
-    """Each run's rank and rank range from the joint bootstrap of all runs on shared units (as Chatbot Arena shows).
+    """Each run's rank (1 + the runs strictly better) and rank range from the paired differences on shared units:
+    best = 1 + the runs distinguishably better, worst = the runs' count - those distinguishably worse. A pair
+    without an interval (one unit per stratum) is not distinguishable.
 
-    Raises a ValueError naming a run whose figure is undefined on the data. Resamples on which any figure is
-    undefined are left out.
+    Raises a ValueError naming a run whose figure is undefined on the data.
     """
     check_rounds_and_seed(rounds, seed)
     check_level(level)
@@ -164,10 +185,15 @@ def rank_ranges(
     for name, point in zip(names, points, strict=True):
         if not np.isfinite(point):
             raise ValueError(f"run {name!r}: the figure is undefined on the data, so it has no rank")
-    draws = replicates([figures[name] for name in names], design, rounds, seed, names)
-    draws = draws[np.isfinite(draws).all(axis=1)]
+    sign = 1.0 if higher_is_better else -1.0
+    above = np.zeros((len(names), len(names)), dtype=bool)  # above[i, j]: run i distinguishably better than j
+    for i, j in combinations(range(len(names)), 2):
+        found = paired_difference(figures[names[i]], figures[names[j]], design, rounds, seed, level)
+        if found is not None and found.distinguishable:
+            above[i, j], above[j, i] = sign * found.difference > 0, sign * found.difference < 0
     point_ranks = ranks(points[None, :], higher_is_better)[0]
-    resampled = ranks(draws, higher_is_better) if len(draws) else point_ranks[None, :]
-    best = np.quantile(resampled, (1 - level) / 2, axis=0, method="lower")
-    worst = np.quantile(resampled, (1 + level) / 2, axis=0, method="higher")
-    return {name: RankRange(int(point_ranks[i]), int(best[i]), int(worst[i])) for i, name in enumerate(names)}
+    best, worst = 1 + above.sum(axis=0), len(names) - above.sum(axis=1)
+    return {
+        name: RankRange(int(point_ranks[i]), int(min(best[i], point_ranks[i])), int(max(worst[i], point_ranks[i])))
+        for i, name in enumerate(names)
+    }

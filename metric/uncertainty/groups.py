@@ -1,7 +1,7 @@
 """Intervals of the figures of one group of units (a bucket, an area, a judge's verdicts), resampled on their own.
 
 A group's figure (its win rate, its S_l) rests on the group's units only, so its interval resamples those: the
-figures are built on the group's units and `group_intervals` bootstraps them with the project's seed and rounds.
+figures are built on the group's units and `group_intervals` gives them the project's t interval (`intervals`).
 A figure resting on fewer than two units has no interval (None): one unit shows no spread, and a zero width
 would claim a precision the data does not have.
 """
@@ -45,6 +45,7 @@ def as_dicts(found: Mapping[str, Interval | None]) -> dict[str, dict[str, float 
 def group_method(unit: str, group: str) -> str:
     """The words a results file records beside its groups' intervals."""
     return (
-        f"{DEFAULT_LEVEL:.0%} percentile bootstrap over each {group}'s {unit}s, {DEFAULT_ROUNDS} resamples, "
-        f"seed {DEFAULT_SEED}; none for a {group} with a single {unit}"
+        f"{DEFAULT_LEVEL:.0%} t interval over each {group}'s {unit}s (linearized SE with the n/(n-1) small-sample "
+        f"factor; statistics that are refitted: bootstrap SE over {DEFAULT_ROUNDS} resamples, seed {DEFAULT_SEED}, "
+        f"rescaled likewise); none for a {group} with a single {unit} or no variation"
     )

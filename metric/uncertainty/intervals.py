@@ -1,21 +1,29 @@
-"""Percentile bootstrap intervals on figures, from seeded resamples of the design's units."""
+"""Intervals on figures: figure ± t x SE, the SE design-based (linearized, with the small-sample factor per stratum).
+
+See `variance`: the SE is what a rescaled bootstrap of the design's units converges to, the quantile Student's t
+with Welch-Satterthwaite degrees of freedom, the bounds clipped to the figure's attainable range where it is known.
+A figure resting on one unit per stratum gets no interval (`interval_reasons` says why), never a zero width.
+"""
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import norm, t
 
 from .design import Design
 from .figures import Figure
-from .resampling import check_rounds_and_seed, replicates, unit_counts
+from .resampling import check_rounds_and_seed, unit_counts
+from .variance import Spread, linearized, no_spread_reason, rests_on, spread
 
 DEFAULT_ROUNDS = 2000
 DEFAULT_SEED = 0
 DEFAULT_LEVEL = 0.95
+Bounds = tuple[float, float] | None  # the attainable range of a figure (None: not known)
 
 
 def check_level(level: object) -> None:
@@ -27,15 +35,21 @@ def check_level(level: object) -> None:
 def interval_method(
     design: Design, rounds: int = DEFAULT_ROUNDS, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL
 ) -> str:
-    """The words `scores.json` records as `interval_method`, e.g.
-    "95% percentile bootstrap over prompts, stratified by task, 2000 resamples, seed 0"."""
-    return f"{level:.0%} percentile bootstrap over {design.describe()}, {rounds} resamples, seed {seed}"
+    """The words `scores.json` records as `interval_method` (`rounds` and `seed` are kept for the callers: the
+    method draws no resample)."""
+    per = f" per {design.stratified_by}" if design.stratified_by else ""
+    return (
+        f"{level:.0%} t interval over {design.describe()}: figure ± t(df) x SE, the SE linearized with the "
+        f"n/(n-1) small-sample factor{per} (the rescaling bootstrap's SE), df Welch-Satterthwaite; bounds clipped "
+        f"to the figure's scale; none for a figure on one {design.unit}{per}"
+    )
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A figure's bootstrap interval: `point` the figure, `low`..`high` at `level`, `se` the bootstrap standard
-    deviation, `n` the units it rests on, `rounds` the resamples used and `dropped` those where it was undefined."""
+    """A figure's interval: `point` the figure, `low`..`high` at `level`, `se` its standard error, `n` the units it
+    rests on, `df` the t quantile's degrees of freedom, `clipped` whether a bound was cut to the figure's scale;
+    `rounds` the resamples used (0: none drawn) and `dropped` those where it was undefined."""
 
     point: float
     low: float
@@ -45,10 +59,13 @@ class Interval:
     rounds: int
     dropped: int = 0
     level: float = DEFAULT_LEVEL
+    df: float | None = None
+    clipped: bool = False
 
-    def to_dict(self) -> dict[str, float | int]:
-        """The `scores.json` entry: {"low", "high", "se", "n"}."""
-        return {"low": self.low, "high": self.high, "se": self.se, "n": self.n}
+    def to_dict(self) -> dict[str, float | int | bool]:
+        """The `scores.json` entry: {"low", "high", "se", "n"}, and "clipped": true where a bound was cut."""
+        found: dict[str, float | int | bool] = {"low": self.low, "high": self.high, "se": self.se, "n": self.n}
+        return found | ({"clipped": True} if self.clipped else {})
 
     @property
     def width(self) -> float:
@@ -58,26 +75,49 @@ class Interval:
         return self.low <= value <= self.high
 
 
-def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL) -> Interval:
-    """point ± z * se: the interval of a figure whose SE comes from elsewhere than a bootstrap (a model's own standard
-    error, a linearisation), with `rounds` 0."""
-    half = float(norm.ppf((1 + level) / 2)) * se
-    return Interval(point, point - half, point + half, se, n, rounds=0, level=level)
+def quantile(level: float, df: float | None) -> float:
+    """The two-sided quantile: Student's t at `df` degrees of freedom (normal where df is None)."""
+    tail = (1 + level) / 2
+    return float(norm.ppf(tail) if df is None or not math.isfinite(df) else t.ppf(tail, max(df, 1.0)))
 
 
-def percentile_bounds(draws: np.ndarray, level: float) -> tuple[float, float]:
-    low, high = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2])
-    return float(low), float(high)
+def clip(low: float, high: float, bounds: Bounds) -> tuple[float, float, bool]:
+    if bounds is None:
+        return low, high, False
+    lowest, highest = bounds
+    clipped = low < lowest or high > highest
+    return max(low, lowest), min(high, highest), clipped
 
 
-def summarize(point: float, draws: np.ndarray, n: int, level: float) -> Interval | None:
-    """The interval from one figure's bootstrap draws (NaN: an undefined resample, dropped and counted)."""
-    defined = draws[np.isfinite(draws)]
-    if len(defined) < 2:
-        return None
-    low, high = percentile_bounds(defined, level)
-    se = float(np.std(defined, ddof=1))
-    return Interval(point, low, high, se, n, len(defined), len(draws) - len(defined), level)
+def t_interval(
+    point: float, se: float, df: float | None, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None
+) -> Interval:
+    """point ± t(df) x se, clipped to `bounds`."""
+    half = quantile(level, df) * se
+    low, high, clipped = clip(point - half, point + half, bounds)
+    return Interval(point, low, high, se, n, rounds=0, level=level, df=df, clipped=clipped)
+
+
+def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None) -> Interval:
+    """point ± z * se: the interval of a figure whose SE comes from elsewhere (a model's own standard error)."""
+    return t_interval(point, se, None, n, level, bounds)
+
+
+def figure_spread(figure: Figure, design: Design) -> tuple[Spread | None, str | None]:
+    """The figure's spread and, where it gets no interval, why."""
+    design.check_units(figure.n_units, "figure")
+    if figure.point() is None:
+        return None, "the figure is undefined on these units"
+    z = linearized(figure)
+    if z is None:
+        return None, "the figure's derivative is undefined on these units"
+    found = spread(z, rests_on(figure), design)
+    return found, no_spread_reason(found, design)
+
+
+def interval_reasons(figures: Mapping[str, Figure], design: Design) -> dict[str, str | None]:
+    """Why each figure has no interval (None: it has one)."""
+    return {name: figure_spread(figure, design)[1] for name, figure in figures.items()}
 
 
 def intervals(
@@ -86,17 +126,21 @@ def intervals(
     rounds: int = DEFAULT_ROUNDS,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    bounds: Mapping[str, Bounds] | None = None,
 ) -> dict[str, Interval | None]:
-    """Every figure's interval, all from the same resamples (None: the figure is undefined on the data, or on
-    fewer than 2 resamples)."""
+    """Every figure's interval (None: undefined, or resting on one unit per stratum: `interval_reasons` says why).
+    `bounds` gives a figure's attainable range, to which its bounds are clipped."""
     check_rounds_and_seed(rounds, seed)
     check_level(level)
-    names = list(figures)
-    draws = replicates([figures[name] for name in names], design, rounds, seed, names)
     result: dict[str, Interval | None] = {}
-    for position, name in enumerate(names):
-        point = figures[name].point()
-        result[name] = None if point is None else summarize(point, draws[:, position], figures[name].n, level)
+    for name, figure in figures.items():
+        design.check_units(figure.n_units, f"figure {name!r}")
+        found, reason = figure_spread(figure, design)
+        point = figure.point()
+        if found is None or reason is not None or point is None:
+            result[name] = None
+            continue
+        result[name] = t_interval(point, found.se, found.df, found.n, level, (bounds or {}).get(name))
     return result
 
 
@@ -106,9 +150,10 @@ def interval(
     rounds: int = DEFAULT_ROUNDS,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    bounds: Bounds = None,
 ) -> Interval | None:
     """One figure's interval (see `intervals`)."""
-    return intervals({"figure": figure}, design, rounds, seed, level)["figure"]
+    return intervals({"figure": figure}, design, rounds, seed, level, {"figure": bounds})["figure"]
 
 
 def statistic_interval(
@@ -117,17 +162,37 @@ def statistic_interval(
     rounds: int = DEFAULT_ROUNDS,
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
+    bounds: Bounds = None,
 ) -> Interval | None:
     """The interval of any statistic of weighted units, for a figure that is no function of sums (a refitted model,
-    such as a length-controlled win rate): `statistic(counts)` gets how often each unit was drawn (ones for the
-    data itself) and returns the figure, NaN where undefined. It sees the same resamples as `intervals` with the
-    same design, rounds and seed, one Python call per resample (slower than a `Figure`).
+    such as Cohen's kappa): `statistic(counts)` gets how often each unit was drawn (ones for the data itself). The SE
+    is the seeded bootstrap's, rescaled by sqrt(n / (n - strata)) (the bootstrap's shrink at n units), with a t
+    quantile at n - strata degrees of freedom; one Python call per resample.
     """
     check_rounds_and_seed(rounds, seed)
     check_level(level)
     point = float(statistic(np.ones(design.n_units)))
-    if not np.isfinite(point):
+    strata = len(design.slices)
+    if not np.isfinite(point) or design.n_units - strata < 1:
         return None
     rng = np.random.default_rng(seed)
     draws = np.array([statistic(counts) for chunk in unit_counts(design, rounds, rng) for counts in chunk], dtype=float)
-    return summarize(point, draws, design.n_units, level)
+    defined = draws[np.isfinite(draws)]
+    if len(defined) < 2:
+        return None
+    se = float(np.std(defined, ddof=1)) * math.sqrt(design.n_units / (design.n_units - strata))
+    if not se > 0:
+        return None
+    found = t_interval(point, se, float(design.n_units - strata), design.n_units, level, bounds)
+    return Interval(
+        found.point,
+        found.low,
+        found.high,
+        se,
+        found.n,
+        len(defined),
+        len(draws) - len(defined),
+        level,
+        found.df,
+        found.clipped,
+    )

@@ -77,9 +77,9 @@ def influence(build: Callable[[np.ndarray], Figure], scores: np.ndarray) -> np.n
 class VarianceSplit:
     """A figure's sampling variance split into the choice of prompts and the judge's noise.
 
-    `total` is the measured variance (bootstrap SE squared), `judge` the judge's part at the samples taken,
-    `per_sample` the judge's part with one sample per row, `n` the scored rows, `judge_samples` the mean scored
-    samples per row.
+    `total` is the measured variance (the interval's SE squared: one SE throughout), `judge` the judge's part at the
+    samples taken, `per_sample` the judge's part with one sample per row, `n` the scored rows, `judge_samples` the
+    mean scored samples per row.
     """
 
     total: float
@@ -89,28 +89,34 @@ class VarianceSplit:
     judge_samples: float
 
     @property
+    def judge_part(self) -> float:
+        """The judge's part of the measured total: at most the total (an estimate of it above the total, from few
+        rows, says the prompts' part is 0, not that the figure varies more than measured)."""
+        return min(self.judge, self.total)
+
+    @property
     def prompt(self) -> float:
         """The prompts' part: what the judge's part leaves of the total (never below 0)."""
         return max(self.total - self.judge, 0.0)
 
     @property
     def judge_share(self) -> float:
-        parts = self.prompt + self.judge
-        return self.judge / parts if parts else 0.0
+        return self.judge_part / self.total if self.total else 0.0
 
     @property
     def prompt_share(self) -> float:
-        return 1.0 - self.judge_share if (self.prompt + self.judge) else 0.0
+        return 1.0 - self.judge_share if self.total else 0.0
 
     def se_with(self, prompts: int | None = None, judge_samples: int | None = None) -> float:
         """The figure's SE with `prompts` scored rows and `judge_samples` samples each (None: as now)."""
-        judge = self.judge if judge_samples is None else self.per_sample / judge_samples
+        kept = self.judge_part / self.judge if self.judge else 0.0  # the share of the judge's part within the total
+        judge = self.judge_part if judge_samples is None else kept * self.per_sample / judge_samples
         scale = 1.0 if prompts is None else self.n / prompts
         return math.sqrt(scale * (self.prompt + judge))
 
     def to_dict(self) -> dict[str, float | int]:
         return {
-            "se": math.sqrt(self.prompt + self.judge),
+            "se": math.sqrt(self.total),
             "prompt_share": self.prompt_share,
             "judge_share": self.judge_share,
             "n": self.n,

@@ -1,8 +1,10 @@
 """Power: the smallest difference a comparison can detect, and the prompts a planned run needs for a difference.
 
-Normal approximation, two-sided test: a true difference D is detected with probability `power` when
-D >= (z_{1 - alpha/2} + z_{power}) * se_difference. The standard error of a figure over n prompts shrinks as
-1 / sqrt(n), so a reference run's SE at n_ref prompts gives the SE at any n.
+The test is the intervals' own: two-sided t at `df` degrees of freedom (units - strata for a plan). A true
+difference D is detected with probability P(|T| > t_{1-alpha/2, df}), T noncentral t with noncentrality D / se
+(`t_power`); without df, the normal approximation (z_{1-alpha/2} + z_{power}) * se. The standard error of a figure
+over n prompts shrinks as 1 / sqrt(n), so a reference run's SE at n_ref prompts gives the SE at any n; a plan
+iterates on n until the t test at n's degrees of freedom reaches the power.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.optimize import brentq
+from scipy.stats import nct, norm, t
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
 ASSUMPTIONS = (
-    "normal approximation, two-sided test; the SE of the difference shrinks as 1/sqrt(n) from the reference's; "
+    "two-sided t test at the reference's share of units - strata degrees of freedom (noncentral t power); "
+    "the SE of the difference shrinks as 1/sqrt(n) from the reference's; "
     "new prompts drawn like the reference's, the models compared vary as the reference's did"
 )
 INDEPENDENT = "; independent runs: se_difference = sqrt(se_a^2 + se_b^2), no pairing gain (conservative)"
@@ -42,14 +46,29 @@ def z_sum(alpha: float, power: float) -> float:
     return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
 
 
+def t_power(noncentrality: float, df: float, alpha: float = DEFAULT_ALPHA) -> float:
+    """Probability that a two-sided t test at `alpha` with `df` degrees of freedom rejects, at a true difference of
+    `noncentrality` standard errors."""
+    critical = float(t.ppf(1 - alpha / 2, df))
+    return float(nct.sf(critical, df, noncentrality) + nct.cdf(-critical, df, noncentrality))
+
+
 def minimum_detectable_difference(
-    se_difference: float, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER
+    se_difference: float, alpha: float = DEFAULT_ALPHA, power: float = DEFAULT_POWER, df: float | None = None
 ) -> float:
-    """The smallest true difference detected with probability `power` by a two-sided test at `alpha`."""
+    """The smallest true difference detected with probability `power` by a two-sided test at `alpha` (a t test at
+    `df` degrees of freedom; the normal approximation where df is None)."""
     if se_difference == 0:
         return 0.0
     check_positive("se_difference", se_difference)
-    return z_sum(alpha, power) * se_difference
+    normal = z_sum(alpha, power)
+    if df is None or not math.isfinite(df):
+        return normal * se_difference
+    df = max(float(df), 1.0)
+    top = normal * 2
+    while t_power(top, df, alpha) < power:
+        top *= 2
+    return float(brentq(lambda d: t_power(d, df, alpha) - power, 0.0, top)) * se_difference
 
 
 def independent_se(se_a: float, se_b: float | None = None) -> float:
@@ -90,11 +109,15 @@ def prompts_needed(
     alpha: float = DEFAULT_ALPHA,
     power: float = DEFAULT_POWER,
     paired: bool = True,
+    strata: int = 1,
+    df_share: float = 1.0,
 ) -> PowerPlan:
     """Prompts a run needs to detect `difference`, from the SE of a difference measured on `n_reference` prompts.
 
-    n = ceil(n_reference * ((z_{1-alpha/2} + z_power) * se_difference / difference)^2). For a paired reference
-    (two runs on shared prompts) pass the paired difference's SE; for a single reference run pass
+    The smallest n at which a two-sided t test (df = df_share x (n - strata); `df_share` the reference's
+    Welch-Satterthwaite df over its units - strata, 1 where not known) on SE se_difference * sqrt(n_reference / n)
+    detects the difference with probability `power` (the normal plan's n is where the search starts). For a paired
+    reference (two runs on shared prompts) pass the paired difference's SE; for a single reference run pass
     `independent_se(se)` and `paired=False`, which the assumptions then state.
     """
     real = isinstance(difference, numbers.Real) and not isinstance(difference, (bool, np.bool_))
@@ -103,8 +126,20 @@ def prompts_needed(
     check_positive("se_difference", se_difference)
     if isinstance(n_reference, bool) or not isinstance(n_reference, numbers.Integral) or n_reference < 1:
         raise ValueError(f"n_reference must be a positive integer, got {n_reference!r}")
-    needed = n_reference * (z_sum(alpha, power) * se_difference / abs(difference)) ** 2
-    prompts = max(1, math.ceil(needed - 1e-9))  # an exact fit is not rounded up by float noise
+    if isinstance(strata, bool) or not isinstance(strata, numbers.Integral) or strata < 1:
+        raise ValueError(f"strata must be a positive integer, got {strata!r}")
+    check_positive("df_share", df_share)
+    normal = n_reference * (z_sum(alpha, power) * se_difference / abs(difference)) ** 2
+    prompts = max(strata + 1, math.ceil(normal - 1e-9))  # an exact fit is not rounded up by float noise
+
+    def reached(n: int) -> bool:
+        df = max(df_share * (n - strata), 1.0)
+        return t_power(abs(difference) / (se_difference * math.sqrt(n_reference / n)), df, alpha) >= power
+
+    while not reached(prompts):
+        prompts = prompts + max(1, prompts // 64)
+    while prompts > strata + 1 and reached(prompts - 1):
+        prompts -= 1
     return PowerPlan(
         prompts=prompts,
         difference=float(difference),

@@ -1,22 +1,26 @@
-"""Intervals of the figures a benchmark builds from its unit table: the seeded bootstrap, or where a stratum has a
-single scored unit (the demo's one prompt per task) the pooled normal interval.
+"""Intervals of the figures a benchmark builds from its unit table: the t interval on the design's units, one-unit
+strata borrowing the pooled variance where the unit values are known, the bounds clipped to each figure's scale.
 
 `source` is anything with `figures(units) -> {name: Figure}` and `judge_noise_column` (the unit column that a judge
-sample changes, or None): a benchmark plug-in is one.
+sample changes, or None), and optionally `headline_scale` ("-300..100"), `percent_figures` (figures kept as
+fractions of that scale) and `figure_ranges` ({name: (low, high)}, overriding the scale): a benchmark plug-in is one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import numpy as np
 
 from .figures import Figure
 from .groups import spread_only
-from .intervals import DEFAULT_ROUNDS, DEFAULT_SEED, interval_method, intervals
+from .intervals import DEFAULT_ROUNDS, DEFAULT_SEED, Bounds, Interval, interval_method, interval_reasons, intervals
 from .sparse import pooled_interval, pooled_method, sparse_strata
 from .units import UnitTable
+
+SCALE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*\.\.\s*(-?\d+(?:\.\d+)?)\s*$")
 
 
 class FigureSource(Protocol):
@@ -25,15 +29,50 @@ class FigureSource(Protocol):
     def figures(self, units: UnitTable) -> dict[str, Figure]: ...
 
 
-def figure_intervals(source: FigureSource, units: UnitTable, figures: dict[str, Figure]) -> tuple[dict, str]:
-    """Each figure's interval and the method's name; a figure resting on one unit has none (it shows no spread)."""
+def figure_bounds(source: Any, names: Iterable[str]) -> dict[str, Bounds]:
+    """Each figure's attainable range: `figure_ranges[name]`, else the `headline_scale` (divided by 100 for a
+    percent figure kept as a fraction); None where neither says."""
+    ranges = getattr(source, "figure_ranges", None) or {}
+    scale = SCALE.match(str(getattr(source, "headline_scale", None) or ""))
+    percent = getattr(source, "percent_figures", frozenset())
+    found: dict[str, Bounds] = {}
+    for name in names:
+        if name in ranges:
+            found[name] = tuple(ranges[name])  # type: ignore[assignment]
+        elif scale:
+            divisor = 100.0 if name in percent else 1.0
+            found[name] = (float(scale.group(1)) / divisor, float(scale.group(2)) / divisor)
+        else:
+            found[name] = None
+    return found
+
+
+def figure_intervals_and_reasons(
+    source: FigureSource, units: UnitTable, figures: dict[str, Figure]
+) -> tuple[dict[str, Interval | None], str, dict[str, str]]:
+    """Each figure's interval, the method's name, and why a figure has none."""
     design, column = units.design(), source.judge_noise_column
+    bounds = figure_bounds(source, figures)
+    method = interval_method(design, DEFAULT_ROUNDS, DEFAULT_SEED)
     if column is not None and sparse_strata(design, np.isfinite(units[column])):
-        found = {name: pooled_interval(column_figure(source, units, column, name), units[column]) for name in figures}
-        return found, pooled_method(design)
-    return spread_only(intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED)), interval_method(
-        design, DEFAULT_ROUNDS, DEFAULT_SEED
-    )
+        pairs = {
+            name: pooled_interval(
+                column_figure(source, units, column, name), units[column], design=design, bounds=bounds[name]
+            )
+            for name in figures
+        }
+        found = {name: pair[0] for name, pair in pairs.items()}
+        reasons = {name: pair[1] for name, pair in pairs.items() if pair[1]}
+        return found, method + pooled_method(design), reasons
+    found = spread_only(intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED, bounds=bounds))
+    reasons = {name: why for name, why in interval_reasons(figures, design).items() if why and found[name] is None}
+    return found, method, reasons
+
+
+def figure_intervals(source: FigureSource, units: UnitTable, figures: dict[str, Figure]) -> tuple[dict, str]:
+    """Each figure's interval and the method's name; a figure resting on one unit per stratum has none."""
+    found, method, _ = figure_intervals_and_reasons(source, units, figures)
+    return found, method
 
 
 def column_figure(source: FigureSource, units: UnitTable, column: str, name: str) -> Callable[[Any], Figure]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import statistics
 from collections import Counter
 from pathlib import Path
 
@@ -50,8 +49,8 @@ def test_three_samples_three_seeds_and_the_judge_noise_measured(gpt4o_replays, t
     assert scores["judge_sd"] == pytest.approx(25.0)  # row scores 50, 75, 100 on every row
     assert scores["tasks"]["chat"]["score"] == pytest.approx(0.0)  # the mean row score 75 -> (75 - 75) * 4
     assert scores["overall"] == pytest.approx(0.0)
-    split = scores["variance_split"]["overall"]
-    assert split["judge_share"] == pytest.approx(1.0)  # every row has the same mean: all variance is the judge's
+    # every row has the same mean: the figure's measured variance is 0, so no interval and nothing to split
+    assert scores["intervals"]["overall"] is None and "overall" not in scores["variance_split"]
     assert "Traceback" not in capsys.readouterr().err
 
 
@@ -89,21 +88,16 @@ def test_sample_keys_round_trip_and_split():
     assert split == [{"a": 1}, {"a": 2, "b": 3}]
 
 
-def test_one_prompt_per_task_gets_a_pooled_interval_not_a_zero_width_one(gpt4o_replays, tmp_path, capsys):
-    """The demo's selection: a bootstrap within a task of one prompt never varies; the pooled interval does."""
+def test_one_prompt_per_task_gets_no_interval_and_says_why(gpt4o_replays, tmp_path, capsys):
+    """The demo's selection: one prompt per task measures no spread within a task: no interval, never a zero width."""
     generations, verdicts = gpt4o_replays
     out = tmp_path / "run"
     select = ("--benchmark", "hellobench:all", "--per-group", "1", "--shortest")
     model, judge = f"replay:{generations}", f"replay:{verdicts}"
     assert main(["run", *select, "--model", model, "--judge", judge, "--out", str(out)]) == 0
     scores = json.loads((out / "scores.json").read_text())
-    overall = scores["intervals"]["overall"]
-    assert scores["interval_method"].startswith("normal approximation with the variance of all scored prompts")
-    assert overall["n"] == 5 and overall["high"] - overall["low"] > 10 and overall["low"] < scores["overall"]
-    rows = [r["row_score"] for r in scores["rows"]]
-    expected_se = 4 * statistics.stdev(rows) / len(rows) ** 0.5  # (mean of 5 task means - 75) * 4, pooled variance
-    assert overall["se"] == pytest.approx(expected_se, rel=1e-4)
+    assert scores["intervals"]["overall"] is None and len(scores["rows"]) == 5
+    assert scores["interval_notes"]["overall"] == "one prompt per task: no variance to estimate"
     summary = capsys.readouterr().out.split("\nsummary\n", 1)[1]
     headline = next(line for line in summary.splitlines() if line.strip().startswith("score "))
-    low, high = (f"{overall[k]:.2f}" for k in ("low", "high"))
-    assert f"{scores['overall']:.2f} [{low}, {high}]" in headline  # the main job's summary: figure and interval
+    assert f"{scores['overall']:.2f} [no interval]" in headline  # the main job's summary: the figure, no interval

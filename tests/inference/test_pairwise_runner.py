@@ -105,7 +105,7 @@ def test_two_recorded_models_on_20_questions_judged_in_both_orders(questions, tm
     for figure in ("**Win rate against", "length-controlled win rate", "GSB 0.20", "flip rate 20.0%", "Elo"):
         assert figure in report
     assert "Bradley-Terry [95% CI]" in report and "| area |" in report and "| task |" in report
-    assert "win rate [95% CI]" in report and "Group intervals: 95% percentile bootstrap over each group's" in report
+    assert "win rate [95% CI]" in report and "Group intervals: 95% t interval over each group's" in report
 
     assert main(["report", str(runs / "A"), str(runs / "B")]) == 0
     board = (runs / "pairwise_leaderboard.md").read_text()
@@ -204,7 +204,8 @@ def test_baseline_flag_errors_are_clear(tmp_path, capsys):
     assert "disagree" in capsys.readouterr().err
     assert main(["run", "--benchmark", "tencentllmeval:en", "--baseline", str(tmp_path), "--out", out]) == 2
     assert "has no config.yaml" in capsys.readouterr().err
-    assert main(["run", "--benchmark", "hellobench-pairwise:chat", "--model", "replay:x", "--out", out]) == 2
+    replay = write_replay(tmp_path / "answers.jsonl", [])
+    assert main(["run", "--benchmark", "hellobench-pairwise:chat", "--model", f"replay:{replay}", "--out", out]) == 2
     assert "--baseline: hellobench-pairwise judges the model against a baseline: give one" in capsys.readouterr().err
     assert main(["run", "--benchmark", "hellobench-pairwise:chat", "--baseline", "reference", "--out", out]) == 2
     assert "HelloBench has no reference answers" in capsys.readouterr().err
@@ -271,9 +272,9 @@ def test_judge_agreement_reproduces_a_released_judge_from_its_verdicts(shared_da
         for name in ("agreement", "cohen_kappa"):
             interval = figures["intervals"][name]
             assert interval["low"] <= figures[name] <= interval["high"] < 1 and interval["n"] == ours["n"]
-    assert result["intervals"]["flip_rate"] == {"low": 0.0, "high": 0.0, "se": 0.0, "n": 60}  # no item flips
-    position = result["intervals"]["first_position_preference"]  # consistent verdicts pick each position once
-    assert position["low"] == result["first_position_preference"] == position["high"] == 0.5
+    # no item flips, and consistent verdicts pick each position once: no spread, so no interval (never a zero width)
+    assert result["intervals"]["flip_rate"] is None and result["flip_rate"] == 0.0
+    assert result["intervals"]["first_position_preference"] is None and result["first_position_preference"] == 0.5
     kappa = ours["intervals"]["cohen_kappa"]
     row = f"| {ours['agreement']:.3f} [{ours['intervals']['agreement']['low']:.3f}, "
     assert row in (out / "agreement.md").read_text()

@@ -211,8 +211,11 @@ def test_longgenbench_pipeline_with_a_recorded_model_and_judge(shared_data, tmp_
     yes = [i for i in judged if i % 2 == 0]
     assert scores["n_judged"] == len(judged) and scores["n_yes"] == len(yes)
     assert (out / "stic_by_position.png").is_file()
-    assert_intervals_hold(scores, ("cr", "stic1", "stic2", "wavg"))
-    assert scores["interval_method"].startswith("95% percentile bootstrap over items,")  # checks clustered in items
+    assert_intervals_hold(scores, ("stic1", "stic2", "wavg"))
+    # both items' CR is 50: no spread, so no interval (never a zero width), and scores.json says why
+    assert scores["intervals"]["cr"] is None
+    assert scores["interval_notes"]["cr"] == "the items' values do not vary: no variance to estimate"
+    assert scores["interval_method"].startswith("95% t interval over items:")  # checks clustered in items
 
 
 def test_the_lenient_parser_is_opt_in_and_counts_its_rescues(gpt4o_replays, tmp_path):

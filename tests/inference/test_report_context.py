@@ -34,6 +34,8 @@ def no_agreement_file(tmp_path, monkeypatch):
 def with_interval(scores: dict) -> str:
     """The overall score with its 95% interval, as report.md prints it."""
     interval = scores["intervals"]["overall"]
+    if interval is None:  # one prompt per task: no interval (issue 31)
+        return f"{scores['overall']:.2f} [no interval]"
     return f"{scores['overall']:.2f} [{interval['low']:.2f}, {interval['high']:.2f}]"
 
 

@@ -157,10 +157,14 @@ def test_the_task_bar_plot_gets_error_bars_from_the_intervals(gpt4o_replays, tmp
     assert len(bars) == 1 and "error bars: 95% CI" in axis.get_title()
     segments = bars[0].lines[2][0].get_segments()  # one vertical line per task: (x, low) -> (x, high)
     scores = load_scores(out)
-    expected = [scores["intervals"][t][side] for t in scores["tasks"] for side in ("low", "high")]
-    assert [y for segment in segments for _, y in segment] == pytest.approx(expected)
+    with_one = [t for t in scores["tasks"] if scores["intervals"][t]]
+    expected = [scores["intervals"][t][side] for t in with_one for side in ("low", "high")]
+    assert [y for segment in segments for _, y in segment if not math.isnan(y)] == pytest.approx(expected)
     widths = [high - low for low, high in zip(expected[::2], expected[1::2], strict=True)]
-    assert len(segments) == 5 and sum(width > 0 for width in widths) >= 4  # heuristic's 2 prompts score alike
+    # heuristic's 2 prompts score alike: no interval (never a zero width), and scores.json says why
+    assert len(with_one) >= 4 and all(width > 0 for width in widths)
+    for task in set(scores["tasks"]) - set(with_one):
+        assert scores["interval_notes"][task] == "the prompts' values do not vary: no variance to estimate"
     assert (out / "score_per_task.png").stat().st_size > 1000
 
 
@@ -170,15 +174,21 @@ def test_a_measured_judge_noise_says_which_to_buy(gpt4o_replays, tmp_path):
     with FaultServer(ok_answer=noisy_verdict) as server:
         assert main(noisy_run(generations, server.url, out, "--judge-samples", "3")) == 0
     scores = load_scores(out)
-    split = scores["variance_split"]["overall"]
-    # every row scores 50, 75 and 100 with the three seeds: all the variance is the judge's, so twice the judge
-    # samples buy as much as twice the prompts
+    # every row scores 50, 75 and 100 with the three seeds: the row means are all 75, so the figure's measured
+    # variance is 0: no interval (never a zero width), and no split of a variance that was not measured
+    assert scores["intervals"]["overall"] is None and "overall" not in scores["variance_split"]
+    assert scores["interval_notes"]["overall"] == "the prompts' values do not vary: no variance to estimate"
+    assert scores["judge_sd"] == pytest.approx(25.0)
+    report = (out / "report.md").read_text()
+    assert "No interval: `overall`: the prompts' values do not vary: no variance to estimate" in report
+    # a judge part estimated above the measured total is capped at it: one SE, all of it the judge's, so twice the
+    # judge samples buy as much as twice the prompts
+    parts = VarianceSplit(total=1.0, judge=2.0, per_sample=6.0, n=3, judge_samples=3.0)
+    split = parts.to_dict() | what_more_buys(parts)
+    assert split["se"] == pytest.approx(1.0)
     assert split["se_twice_the_judge_samples"] == pytest.approx(split["se"] / math.sqrt(2))
     assert split["se_twice_the_prompts"] == pytest.approx(split["se"] / math.sqrt(2))
-    report = (out / "report.md").read_text()
-    section = report.split("## Where the variance comes from\n\n")[1]
-    assert section.startswith("Judge noise measured with 3 judge samples per call") and "deviation of 25.000" in section
-    line = next(x for x in section.splitlines() if x.startswith("- `overall`"))
+    line = variance_advice("overall", split, 3, 1.0)
     assert "0% of the variance from the prompts, 100% from the judge" in line
     assert f"to {split['se_twice_the_prompts']:.3f}; doubling the judge samples (3 to 6), to" in line
     assert line.endswith("100% of that gain without a new generation: buy judge samples.")

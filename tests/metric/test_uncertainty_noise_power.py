@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.stats import nct, t
 
 from longform_eval.metric.uncertainty import (
     Design,
@@ -102,14 +103,25 @@ def test_minimum_detectable_difference_by_hand():
     assert minimum_detectable_difference(0.0) == 0.0
 
 
+def test_minimum_detectable_difference_of_a_t_test_is_the_noncentral_t_solution():
+    assert minimum_detectable_difference(1.0, df=1e6) == pytest.approx(1.959964 + 0.841621, abs=1e-3)
+    found = minimum_detectable_difference(1.0, df=10)
+    critical = t.ppf(0.975, 10)
+    assert nct.sf(critical, 10, found) + nct.cdf(-critical, 10, found) == pytest.approx(0.8, abs=1e-6)
+    assert found > 1.959964 + 0.841621  # few degrees of freedom: a larger difference is needed
+
+
 def test_prompts_needed_by_hand():
     plan = prompts_needed(1.0, 0.5, 100)
-    assert plan.prompts == math.ceil(100 * (2.801585 * 0.5 / 1.0) ** 2) == 197
-    assert plan.se_difference == pytest.approx(0.5 * math.sqrt(100 / 197))
-    assert minimum_detectable_difference(plan.se_difference) <= 1.0
+    # the normal plan's 197 prompts give a t test at 196 df slightly less than 80%: the t plan takes 199
+    assert math.ceil(100 * (2.801585 * 0.5 / 1.0) ** 2) == 197 and plan.prompts == 199
+    assert plan.se_difference == pytest.approx(0.5 * math.sqrt(100 / 199))
+    assert minimum_detectable_difference(plan.se_difference, df=198) <= 1.0
+    assert minimum_detectable_difference(0.5 * math.sqrt(100 / 198), df=197) > 1.0  # one fewer does not suffice
     assert "independent" not in plan.assumptions
     single = prompts_needed(-1.0, independent_se(0.5), 100, paired=False)
-    assert single.prompts == math.ceil(100 * (2.801585 * 0.5 * math.sqrt(2)) ** 2) == 393
+    assert math.ceil(100 * (2.801585 * 0.5 * math.sqrt(2)) ** 2) == 393 and single.prompts == 395
+    assert prompts_needed(1.0, 0.5, 100, strata=5, df_share=0.5).prompts > plan.prompts
     assert "no pairing gain (conservative)" in single.assumptions
     assert set(plan.to_dict()) == {"prompts", "difference", "se_difference", "alpha", "power", "assumptions"}
 

@@ -109,7 +109,7 @@ def test_gpt4o_is_told_apart_from_qwen2_but_llama31_8b_and_qwen2_7b_tie(released
     assert tie.difference == pytest.approx(15.01 - 13.68, abs=0.02)
     assert not tie.distinguishable and tie.low < 0 < tie.high and tie.p_value > 0.05
     assert -8 < tie.low < -3 and 5 < tie.high < 10  # the issue: about -4.9 .. 7.8 on the 613-prompt set
-    assert tie.minimum_detectable == pytest.approx(2.8016 * tie.se, rel=1e-3)
+    assert tie.minimum_detectable == pytest.approx(2.8016 * tie.se, rel=5e-3)  # a t test at ~600 df
     assert tie.minimum_detectable > abs(tie.difference)
 
 

@@ -65,6 +65,7 @@ class PairwiseBenchmark(Benchmark):
     headline_figure = "win_rate"
     scores_layout = PairwiseLayout
     percent_figures = frozenset({"win_rate", "length_controlled_win_rate"})
+    figure_ranges: ClassVar[dict[str, tuple[float, float]]] = {"gsb": (-1.0, 1.0)}  # intervals clip to these
     baseline_benchmarks: ClassVar[tuple[str, ...]]
     same_config_baseline: ClassVar[bool] = True  # a baseline run folder must be of this benchmark config
     reference_field: ClassVar[str | None] = None
