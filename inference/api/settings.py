@@ -5,14 +5,24 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
 from longform_eval.common.errors import ConfigError
 
 from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES, NEW_TOKENS, ROWS
 
-Rows = Annotated[int, Field(gt=0), AfterValidator(ROWS.check)]
-Tokens = Annotated[int, Field(gt=0), AfterValidator(NEW_TOKENS.check)]
+# Strict: `limit=True` or `limit="3"` is a mistake to name, not a 1 or a 3 to guess.
+Rows = Annotated[StrictInt, Field(gt=0), AfterValidator(ROWS.check)]
+Tokens = Annotated[StrictInt, Field(gt=0), AfterValidator(NEW_TOKENS.check)]
 Temperature = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 
 
@@ -26,17 +36,17 @@ class RunSettings(BaseModel):
     limit: Rows | None = None
     per_group: Rows | None = None
     subcategory: tuple[str, ...] = ()
-    shortest: bool = False
+    shortest: StrictBool = False
     max_new_tokens: Tokens | None = None
     temperature: Temperature | None = None
-    chat_template: bool | None = None
+    chat_template: StrictBool | None = None
     judge_max_new_tokens: Tokens | None = None
     judge_temperature: Temperature | None = None
-    judge_attempts: Annotated[int, Field(ge=1), AfterValidator(JUDGE_ATTEMPTS.check)] | None = None
-    judge_samples: Annotated[int, Field(ge=1), AfterValidator(JUDGE_SAMPLES.check)] | None = None
+    judge_attempts: Annotated[StrictInt, Field(ge=1), AfterValidator(JUDGE_ATTEMPTS.check)] | None = None
+    judge_samples: Annotated[StrictInt, Field(ge=1), AfterValidator(JUDGE_SAMPLES.check)] | None = None
     parser: str | None = None
-    constrained_judge: bool | None = None
-    strip_think: bool = True
+    constrained_judge: StrictBool | None = None
+    strip_think: StrictBool = True
     baseline: str | None = None
     benchmark_args: dict[str, Any] = {}
     model_args: dict[str, Any] = {}
@@ -44,7 +54,7 @@ class RunSettings(BaseModel):
     dataset: str | None = None
     dataset_revision: str | None = None
     source: str | None = None
-    force: bool = False
+    force: StrictBool = False
 
     @field_validator("subcategory", mode="before")
     @classmethod
