@@ -9,6 +9,7 @@ import types
 
 import pytest
 
+from longform_eval.inference.api import RunSettings, build_config
 from longform_eval.inference.backends.base import Request
 from longform_eval.inference.backends.hf_backend import HFBackend, sampling_options
 from longform_eval.inference.benchmarks import create_benchmark
@@ -86,7 +87,7 @@ def test_judge_retries_ask_again_with_the_same_seed(gpt4o_replays, tmp_path):
     from longform_eval.inference.backends import create_backend
 
     generations, _ = gpt4o_replays
-    judge = tmp_path / "judge.jsonl"
+    judge = write_replay(tmp_path / "judge.jsonl", [])  # its verdict is written once the row is known
     args = chat_run(1, f"replay:{generations}", f"replay:{judge}", str(tmp_path / "run"))
     assert main(["generate", *args[1:]]) == 0
     run = Run.open(tmp_path / "run", judge={"backend": "replay", "model": str(judge)})
@@ -99,11 +100,12 @@ def test_judge_retries_ask_again_with_the_same_seed(gpt4o_replays, tmp_path):
 
 def test_the_judge_sees_the_text_that_is_scored(shared_data, tmp_path):
     out = tmp_path / "lgb"
-    model, judge = tmp_path / "model.jsonl", tmp_path / "judge.jsonl"
+    model, judge = write_replay(tmp_path / "model.jsonl", []), write_replay(tmp_path / "judge.jsonl", [])
     run_args = ["run", "--benchmark", "longgenbench:short", "--subcategory", "Floor", "--limit", "1"]
     run_args += ["--model", f"replay:{model}", "--judge", f"replay:{judge}", "--out", str(out)]
-    assert main([*run_args, "--dry-run"]) == 0
-    row = Run.open(out).rows[0]
+    settings = RunSettings(subcategory=("Floor",), limit=1)
+    config = build_config("longgenbench:short", f"replay:{model}", f"replay:{judge}", settings)
+    row = Run.create(out, config, read_only=True).rows[0]  # the row, with nothing written
     shown, thought = sorted({c["subtask"] for c in row["checks"]})[:2]
     text = f"<think>#*# Floor {thought}: planning</think>\n#*# Floor {shown}: offices"
     write_replay(model, [(row["id"], text)])
