@@ -44,10 +44,12 @@ def judge_options(text: str | None) -> dict[str, Any]:
 def arena_judge(judge: str, options: dict[str, Any] | None = None) -> ArenaJudge:
     """The arena's judge, through the runner's path: `BACKEND:MODEL` and its options checked (names, types, ranges,
     no secret) as `longform-eval run --judge ... --judge-arg ...` checks them; a ConfigError names `judge_args`."""
-    from longform_eval.inference.api.config_build import backend_spec
+    from longform_eval.inference.api.config_build import backend_spec, check_model_found
     from longform_eval.inference.backends import create_backend
 
-    return ArenaJudge(create_backend(backend_spec(judge, options or {}, "judge")))
+    spec = backend_spec(judge, options or {}, "judge")
+    check_model_found(spec, "judge")
+    return ArenaJudge(create_backend(spec))
 
 
 class ArenaJudge:

@@ -36,10 +36,14 @@ def backend_spec(name: str, options: dict[str, Any], role: str = "model") -> Mod
         raise refused(role, str(error)) from None
     if problem is not None:
         raise refused(f"{role}_args", problem[1], problem[0])
-    missing = model_problem(spec)
+    return spec
+
+
+def check_model_found(spec: ModelSpec | None, role: str = "model") -> None:
+    """The model a backend would load is there (a replay file, ...): checked last, after every other setting."""
+    missing = model_problem(spec) if spec is not None else None
     if missing is not None:
         raise refused(role, missing, spec.name)
-    return spec
 
 
 def checked_parser(benchmark: Benchmark, name: str | None) -> str:
@@ -159,7 +163,7 @@ def build_config(
         raise refused("judge_args", "given without a judge (BACKEND:MODEL) to take them")
     judge_spec = backend_spec(judge, settings.judge_args, "judge") if judge else None
     judging = judge_settings(settings, paper.judge, demo)
-    return RunConfig(
+    config = RunConfig(
         **dataset_fields(settings, found),
         selection={
             "limit": settings.limit,
@@ -177,3 +181,6 @@ def build_config(
         parser=checked_parser(found, settings.parser),
         strip_think=settings.strip_think,
     )
+    check_model_found(spec)
+    check_model_found(judge_spec, "judge")
+    return config

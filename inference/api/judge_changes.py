@@ -6,7 +6,7 @@ from typing import Any
 
 from ..benchmarks import create_benchmark
 from ..runner import RunConfig
-from .config_build import backend_spec, checked_parser, constrained_judge, judge_samples
+from .config_build import backend_spec, check_model_found, checked_parser, constrained_judge, judge_samples
 from .settings import RunSettings
 
 
@@ -14,6 +14,7 @@ def judge_changes(stored: RunConfig, judge: str | None, settings: RunSettings, g
     """The config.yaml fields to change; `given`: the settings the caller set (the others keep their stored value)."""
     changes: dict[str, Any] = {}
     spec = backend_spec(judge, settings.judge_args, "judge") if judge else None
+    check_model_found(spec, "judge")
     if spec:
         changes["judge"] = spec.model_dump(mode="json")
     if spec or "constrained_judge" in given:

@@ -14,8 +14,9 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.integrate import quad
 from scipy.optimize import brentq
-from scipy.stats import nct, norm, t
+from scipy.stats import chi2, nct, norm, t
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
@@ -50,7 +51,19 @@ def t_power(noncentrality: float, df: float, alpha: float = DEFAULT_ALPHA) -> fl
     """Probability that a two-sided t test at `alpha` with `df` degrees of freedom rejects, at a true difference of
     `noncentrality` standard errors."""
     critical = float(t.ppf(1 - alpha / 2, df))
-    return float(nct.sf(critical, df, noncentrality) + nct.cdf(-critical, df, noncentrality))
+    power = float(nct.sf(critical, df, noncentrality) + nct.cdf(-critical, df, noncentrality))
+    return power if math.isfinite(power) else integrated_t_power(noncentrality, df, critical)
+
+
+def integrated_t_power(noncentrality: float, df: float, critical: float) -> float:
+    """P(|T| > critical) for T = (Z + noncentrality) / sqrt(V / df), V ~ chi2(df), integrated over V: where scipy's
+    noncentral t is not finite (few degrees of freedom, a large noncentrality)."""
+
+    def rejecting(v: float) -> float:
+        scale = critical * math.sqrt(v / df)
+        return float((norm.sf(scale - noncentrality) + norm.cdf(-scale - noncentrality)) * chi2.pdf(v, df))
+
+    return float(min(1.0, quad(rejecting, 0.0, math.inf)[0]))
 
 
 def minimum_detectable_difference(

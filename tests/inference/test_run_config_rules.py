@@ -91,7 +91,7 @@ def test_a_mistyped_replay_path_then_the_corrected_command_runs_without_force(gp
     mistyped = tmp_path / "gen.jsonl"  # no such file
     status, err = outcome(capsys, chat_run(2, f"replay:{mistyped}", f"replay:{verdicts}", str(out)))
     assert status == 2 and f"replay:{mistyped}: no such file of recorded completions" in err
-    assert stored_config(out)["model"]["model"] == str(mistyped)  # what the failed command wrote
+    assert not out.exists()  # refused with the settings, before the folder is made
     assert outcome(capsys, chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out)))[0] == 0
     assert stored_config(out)["model"]["model"] == str(generations)
     assert len(Run.open(out).current_judgements()) == 2
@@ -109,7 +109,7 @@ def test_a_mistyped_judge_after_generating_then_the_corrected_judge_runs_without
     )
     status, err = outcome(capsys, chat_run(2, f"replay:{generations}", f"replay:{mistyped}", str(out)))
     assert status == 2 and f"replay:{mistyped}: no such file of recorded completions" in err
-    assert stored_config(out)["judge"]["model"] == str(mistyped) and (out / "generations.jsonl").stat().st_size
+    assert stored_config(out)["judge"]["model"] == str(verdicts) and (out / "generations.jsonl").stat().st_size
     status, err = outcome(capsys, chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out)))
     assert status == 0 and f"{out}: model calls 0, judge calls 2" in err
     assert stored_config(out)["judge"]["model"] == str(verdicts) and len(Run.open(out).current_judgements()) == 2

@@ -177,3 +177,15 @@ def test_a_plan_from_a_single_run_is_conservative_for_paired_runs_and_right_for_
 def test_bad_power_arguments_are_refused_with_a_one_line_reason(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_power_at_one_degree_of_freedom_is_finite_and_agrees_with_the_integral_elsewhere():
+    """Two prompts in one task leave one degree of freedom, where scipy's noncentral t gives NaN far out."""
+    from scipy.stats import t
+
+    from longform_eval.metric.uncertainty.power import integrated_t_power, minimum_detectable_difference, t_power
+
+    assert 0.9 < t_power(22.41, 1.0) < 0.95
+    critical = float(t.ppf(0.975, 10))
+    assert integrated_t_power(3.0, 10.0, critical) == pytest.approx(t_power(3.0, 10.0), rel=1e-6)
+    assert minimum_detectable_difference(1.0, df=1.0) == pytest.approx(16.33, abs=0.05)

@@ -41,6 +41,12 @@ def test_an_unknown_judge_backend_is_a_config_error_naming_the_judge():
     assert caught.value.field == "judge" and "unknown backend 'nosuch'" in str(caught.value)
 
 
+def test_a_missing_replay_file_is_a_config_error_naming_the_judge(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        arena_judge(f"replay:{tmp_path / 'none.jsonl'}")
+    assert caught.value.field == "judge" and caught.value.detail == "no such file of recorded completions"
+
+
 def test_the_variable_takes_a_mapping_or_pairs():
     assert judge_options("{timeout: 60, max_retries: 2}") == {"timeout": 60, "max_retries": 2}
     assert judge_options("timeout=60 max_retries=2") == {"timeout": 60, "max_retries": 2}
