@@ -6,6 +6,7 @@ The pairwise benchmarks and their helpers are the `pairwise` subpackage; present
 from .base import (
     Benchmark,
     BenchmarkArgs,
+    ChecklistRow,
     JudgeCall,
     LengthTarget,
     PairwiseBattle,
@@ -21,6 +22,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Benchmark",
     "BenchmarkArgs",
+    "ChecklistRow",
     "JudgeCall",
     "LengthTarget",
     "PairwiseBattle",

@@ -113,6 +113,17 @@ class PairwiseBattle:
 
 
 @dataclass(frozen=True)
+class ChecklistRow:
+    """One judged row of a checklist benchmark, as human checklist annotations calibrate it: the judge's row score
+    (0..100, weighted as the metric weighs it), the task it counts in and the subcategory whose weights apply."""
+
+    id: str
+    task: str
+    subcategory: str
+    score: float
+
+
+@dataclass(frozen=True)
 class RunAnswers:
     """Another run folder as a benchmark reads it (a pairwise baseline): what it ran, its model, and that model's
     current answers by sample id (`<think>` stripped if that run strips it)."""
@@ -230,6 +241,14 @@ class Benchmark(ABC):
         """Intervals of figures that come from a fitted model rather than from sums (too slow to refit on every
         resample): {name: ({"low", "high", "se", "n"}, how it was computed)} (default: none)."""
         return {}
+
+    # Which human labels calibrate the headline figure (`longform-eval calibrate`): "pairwise" (people's votes on the
+    # comparisons of `pairwise_battles`), "checklists" (people's checklist annotations of `checklist_rows`), or None.
+    human_labels: ClassVar[str | None] = None
+
+    def checklist_rows(self, scores: dict[str, Any]) -> list[ChecklistRow]:
+        """The run's judged rows with their row scores, read from scores.json (default: none)."""
+        return []
 
     def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
         """The run's judged comparisons with a baseline, read from scores.json (default: none).

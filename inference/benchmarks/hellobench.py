@@ -25,7 +25,7 @@ from longform_eval.metric.uncertainty.units import UnitTable
 from longform_eval.metric.words import word_count
 
 from ..backends.base import Request
-from .base import Benchmark, JudgeCall, LengthTarget, PaperSettings, paper_settings_from
+from .base import Benchmark, ChecklistRow, JudgeCall, LengthTarget, PaperSettings, paper_settings_from
 from .layouts import HelloBenchLayout
 
 
@@ -40,6 +40,7 @@ class HelloBench(Benchmark):
     headline_scale = "-300..100"
     headline_figure = "overall"
     scores_layout = HelloBenchLayout
+    human_labels = "checklists"
 
     def paper_settings(self) -> PaperSettings:
         settings = helloeval_settings()
@@ -108,6 +109,14 @@ class HelloBench(Benchmark):
             unit="prompt",
             stratified_by="task",
         )
+
+    def checklist_rows(self, scores: dict[str, Any]) -> list[ChecklistRow]:
+        task_of = task_of_subcategory()
+        return [
+            ChecklistRow(r["id"], task_of[r["subcategory"]], r["subcategory"], float(r["row_score"]))
+            for r in scores.get("rows", [])
+            if r.get("row_score") is not None
+        ]
 
     def figures(self, units: UnitTable) -> dict[str, Figure]:
         return helloeval_figures(units["row_score"], units.strata)

@@ -1,16 +1,14 @@
 """A run's judge labels, read from its scores.json (checked as `report` checks it): what `calibrate` corrects.
 
-A pairwise run (`Benchmark.pairwise_battles`): the judge's outcome per item, from the model's side (A: the model's
-answer better). A HelloBench run: the judge's row score (0..100, weighted as the metric weighs it) per row, and the
-row's task and subcategory. Other benchmarks have no human labels of this kind and are refused.
+Which labels a run has is its benchmark's to say (`Benchmark.human_labels`): "pairwise", the judge's outcome per
+item from the model's side (`pairwise_battles`; A: the model's answer better); "checklists", the judge's row score
+per row with its task and subcategory (`checklist_rows`). Other benchmarks have none and are refused.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from longform_eval.metric.helloeval.weights import task_of_subcategory
 
 from ..benchmarks import create_benchmark
 from ..report.scores_file import load_scores
@@ -57,15 +55,14 @@ def read_run_labels(folder: Path) -> RunLabels:
         "model": scores["model"],
         "judge": scores.get("judge"),
     }
-    if benchmark.headline_figure == "win_rate":
+    if benchmark.human_labels == PAIRWISE:
         battles = benchmark.pairwise_battles(scores)
         outcomes = {battle.item_id: battle.outcome for battle in battles}
         return RunLabels(**common, kind=PAIRWISE, baseline=scores.get("baseline"), outcomes=outcomes)
-    if benchmark.name == "hellobench":
-        task_of = task_of_subcategory()
-        scored = [row for row in scores.get("rows", []) if row.get("row_score") is not None]
-        rows = {row["id"]: (task_of[row["subcategory"]], float(row["row_score"])) for row in scored}
-        subcategories = {row["id"]: row["subcategory"] for row in scored}
+    if benchmark.human_labels == CHECKLISTS:
+        scored = benchmark.checklist_rows(scores)
+        rows = {row.id: (row.task, row.score) for row in scored}
+        subcategories = {row.id: row.subcategory for row in scored}
         return RunLabels(**common, kind=CHECKLISTS, rows=rows, subcategories=subcategories)
     raise NotCalibratable(
         f"{folder}: a {scores['benchmark']} run; calibrate takes pairwise runs (hellobench-pairwise, tencentllmeval) "

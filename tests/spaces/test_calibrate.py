@@ -170,3 +170,18 @@ def test_a_votes_repo_on_the_hub_is_read_as_the_space_keeps_it(hub, tmp_path, mo
     document = json.loads((biased_run / "calibrated.json").read_text())
     assert document["human_source"] == "hf://datasets/arena-org/votes"
     assert document["figures"]["win_rate"]["ppi"]["n_human"] == 100
+
+
+def test_which_labels_calibrate_a_run_is_the_benchmark_s_to_say():
+    """No branch on a benchmark's name: the plug-in declares its labels and hands over its rows."""
+    from longform_eval.inference.benchmarks import create_benchmark
+
+    assert create_benchmark("hellobench").human_labels == "checklists"
+    assert create_benchmark("tencentllmeval", "en").human_labels == "pairwise"
+    assert create_benchmark("longgenbench").human_labels is None
+    rows = [
+        {"id": "a", "subcategory": "roleplaying_writing", "row_score": 80.0},
+        {"id": "b", "subcategory": "roleplaying_writing", "row_score": None},
+    ]
+    (row,) = create_benchmark("hellobench").checklist_rows({"rows": rows})
+    assert (row.id, row.subcategory, row.score) == ("a", "roleplaying_writing", 80.0) and row.task

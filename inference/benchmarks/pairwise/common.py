@@ -63,6 +63,7 @@ class PairwiseBenchmark(Benchmark):
     parsers = (PARSER,)
     headline_scale = "0..100"
     headline_figure = "win_rate"
+    human_labels = "pairwise"
     scores_layout = PairwiseLayout
     percent_figures = frozenset({"win_rate", "length_controlled_win_rate"})
     figure_ranges: ClassVar[dict[str, tuple[float, float]]] = {"gsb": (-1.0, 1.0)}  # intervals clip to these
