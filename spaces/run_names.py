@@ -10,6 +10,8 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from longform_eval.inference.calibration.runs import PAIRWISE, read_run_labels
+
 from .records import OUTCOMES
 from .standings import JudgedPair
 
@@ -67,17 +69,21 @@ def read_scores(folder: Path) -> dict[str, Any] | None:
 
 
 def judged_pairs(folders: Iterable[Path], labels: Collection[str] = ()) -> list[JudgedPair]:
-    """The judge's verdicts of every pairwise run folder among `folders` on its model against its baseline, under
-    the names the arena gives them (`labels`: the model with the folder's name appended when that name was taken)."""
+    """The judge's verdicts of every pairwise run folder among `folders` on its model against its baseline, read as
+    `calibrate` reads them (scores.json checked, the benchmark's `pairwise_battles`), under the names the arena gives
+    them (`labels`: the model with the folder's name appended when that name was taken)."""
     pairs = []
     for folder in folders:
-        scores = read_scores(folder)
-        if not scores or not scores.get("baseline") or not isinstance(scores.get("battles"), list):
+        try:
+            run = read_run_labels(folder)
+        except (OSError, ValueError):  # not scored yet, a damaged scores.json, or a benchmark without pairs: none
             continue
-        model = str(scores.get("model"))
-        label = f"{model} ({folder.name})" if f"{model} ({folder.name})" in labels else model
-        prefix = f"{scores.get('benchmark')}:{scores.get('config')}"
-        for battle in scores["battles"]:
-            if isinstance(battle, dict) and battle.get("outcome") in OUTCOMES:
-                pairs.append(JudgedPair(f"{prefix}/{battle.get('id')}", label, scores["baseline"], battle["outcome"]))
+        if run.kind != PAIRWISE or not run.baseline:
+            continue
+        label = f"{run.model} ({folder.name})" if f"{run.model} ({folder.name})" in labels else run.model
+        pairs += [
+            JudgedPair(f"{run.item_prefix}{item}", label, run.baseline, outcome)
+            for item, outcome in run.outcomes.items()
+            if outcome in OUTCOMES
+        ]
     return pairs
