@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..report.markdown import benchmark_of
+from ..report.scores_file import SCORES_FILE, load_scores
 from ..runner import Run, RunConfig
 from ..runner.folder import CONFIG_FILE
 from ..runner.pending import pending_calls
@@ -76,8 +76,8 @@ def run_result(run: Run) -> RunResult:
 
 
 def read_scores(folder: Path) -> dict[str, Any]:
-    path = folder / "scores.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    """scores.json as `report` reads it (every field checked), or nothing before the run is scored."""
+    return load_scores(folder) if (folder / SCORES_FILE).is_file() else {}
 
 
 def figures(scores: dict[str, Any]) -> tuple[dict[str, float], dict[str, tuple[float, float]], str | None]:
@@ -89,16 +89,9 @@ def figures(scores: dict[str, Any]) -> tuple[dict[str, float], dict[str, tuple[f
     found = {name: interval for name, interval in (scores.get("intervals") or {}).items() if interval}
     benchmark = benchmark_of(scores)
     for name in scores.get("intervals") or {}:  # a figure without an interval (one unit per stratum) has a value
-        value = figure_value(scores, benchmark.figure_path(name))
-        if value is not None:
-            values[name] = value
+        value = benchmark.figure_value(scores, name)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            values[name] = float(value)
     intervals = {name: (float(i["low"]), float(i["high"])) for name, i in found.items() if "low" in i}
     headline = benchmark.headline_figure if benchmark.headline_figure in found else next(iter(found), None)
     return values, intervals, headline
-
-
-def figure_value(scores: dict[str, Any], path: tuple[str, ...]) -> float | None:
-    value: Any = scores
-    for key in path:
-        value = value.get(key) if isinstance(value, dict) else None
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

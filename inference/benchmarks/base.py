@@ -235,6 +235,13 @@ class Benchmark(ABC):
         """Where figure `name` sits in scores.json (default: at the top level)."""
         return (name,)
 
+    def figure_value(self, scores: dict[str, Any], name: str) -> Any:
+        """What scores.json holds at figure `name`'s place (`figure_path`); None where it holds nothing."""
+        found: Any = scores
+        for key in self.figure_path(name):
+            found = found.get(key) if isinstance(found, dict) else None
+        return found
+
     judge_noise_column: ClassVar[str | None] = None  # the unit column that is a row's score, for judge noise
 
     def fitted_intervals(self, scores: dict[str, Any]) -> dict[str, tuple[dict[str, Any], str]]:

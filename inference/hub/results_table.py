@@ -73,7 +73,7 @@ def result_row(run: RunInfo) -> dict[str, Any]:
         "model_revision": model_revision(config),
         "judge": run.scores.get("judge"),
         "figure": figure,
-        "score": number(value_at(run.scores, benchmark.figure_path(figure)) if figure else None),
+        "score": number(benchmark.figure_value(run.scores, figure) if figure else None),
         "low": number(interval.get("low")),
         "high": number(interval.get("high")),
         "n": interval.get("n"),
@@ -94,13 +94,6 @@ def model_revision(config: RunConfig) -> str | None:
     if spec is not None and spec.backend == "local" and spec.model in LOCAL_MODELS:
         return f"sha256:{GGUF_SHA256}"
     return None
-
-
-def value_at(scores: dict[str, Any], path: Sequence[str]) -> Any:
-    found: Any = scores
-    for key in path:
-        found = found.get(key) if isinstance(found, dict) else None
-    return found
 
 
 def number(value: Any) -> float | None:

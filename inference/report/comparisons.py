@@ -97,9 +97,7 @@ class ComparedRun:
 
     def value(self, name: str) -> float | None:
         """Figure `name` as scores.json reports it."""
-        found: Any = self.scores
-        for key in self.benchmark.figure_path(name):
-            found = found.get(key) if isinstance(found, dict) else None
+        found = self.benchmark.figure_value(self.scores, name)
         return found if isinstance(found, (int, float)) else None
 
 

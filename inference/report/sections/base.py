@@ -8,7 +8,6 @@ listing its figures with their intervals, and its `headline_figure` as the headl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import reduce
 from pathlib import Path
 from typing import Any
 
@@ -57,5 +56,4 @@ class Sections:
 
     def value(self, scores: dict[str, Any], name: str) -> Any:
         """Figure `name` where the benchmark keeps it in scores.json (`figure_path`); None when absent."""
-        path = self.benchmark.figure_path(name)
-        return reduce(lambda found, key: found.get(key) if isinstance(found, dict) else None, path, scores)
+        return self.benchmark.figure_value(scores, name)
