@@ -22,7 +22,6 @@ conservative), computes the figure and its interval as a run does, and counts wh
 from __future__ import annotations
 
 import argparse
-import math
 import platform
 import sys
 import time
@@ -38,8 +37,12 @@ from longform_eval.dataset_builder.hellobench import NAME, TASKS  # noqa: E402
 from longform_eval.inference.report.sections.context import JUDGEMENTS, main_prompts, released_source  # noqa: E402
 from longform_eval.metric.helloeval.uncertainty import helloeval_figures  # noqa: E402
 from longform_eval.metric.helloeval.weights import task_of_subcategory  # noqa: E402
-from longform_eval.metric.uncertainty import Design, intervals, paired_difference, prompts_needed  # noqa: E402
+from longform_eval.metric.uncertainty import Design, intervals, paired_difference  # noqa: E402
+from longform_eval.metric.uncertainty.comparison import difference_figure  # noqa: E402
+from longform_eval.metric.uncertainty.power import PowerPlan  # noqa: E402
+from longform_eval.metric.uncertainty.power_simulation import PairedReference, allocate, simulated_plan  # noqa: E402
 from longform_eval.metric.uncertainty.sparse import pooled_interval  # noqa: E402
+from longform_eval.metric.uncertainty.variance import linearized, rests_on  # noqa: E402
 
 SCALE = (-300.0, 100.0)
 
@@ -124,34 +127,25 @@ def one_sparse(pop: Population, name: str, n: int, sims: int, rng, iid: bool) ->
     return hits / sims
 
 
-def allocate(total: int, counts: dict[str, int]) -> dict[str, int]:
-    """`total` prompts over the tasks in proportion to their population sizes (largest remainders; 2 at least)."""
-    shares = {t: total * counts[t] / sum(counts.values()) for t in counts}
-    sizes = {t: math.floor(share) for t, share in shares.items()}
-    for t in sorted(shares, key=lambda t: sizes[t] - shares[t])[: total - sum(sizes.values())]:
-        sizes[t] += 1
-    return {t: max(2, size) for t, size in sizes.items()}
-
-
-def power_cell(pop: Population, a: str, b: str, per_task: int, sims: int, rng, iid: bool) -> tuple[float, int]:
-    """Achieved power of the plan that asks about `per_task` prompts per task, and the planned prompts."""
+def power_cell(pop: Population, a: str, b: str, per_task: int, sims: int, rng, iid: bool) -> tuple[float, PowerPlan]:
+    """Achieved power of the plan that asks about `per_task` prompts per task, and the plan."""
     rows = pop.scored(a, b)
     tasks = list(pop.tasks[rows])
-    reference = paired_difference(
-        overall(pop.models[a].row_scores[rows], tasks),
-        overall(pop.models[b].row_scores[rows], tasks),
-        Design.stratified(tasks, by="task"),
-    )
+    design = Design.stratified(tasks, by="task")
+    pair = figure_pair(pop, a, b, rows, tasks)
+    figure, reference = difference_figure(*pair), paired_difference(*pair, design)
     total = per_task * len(TASKS)
-    # the difference whose normal plan is `total` prompts; the t plan then asks a few more
-    detect = 2.8 * reference.se * np.sqrt(len(rows) / total)
-    df_share = min(reference.df / (len(rows) - len(TASKS)), 1.0)
-    plan = prompts_needed(detect, reference.se, len(rows), strata=len(TASKS), df_share=df_share)
-    counts = {t: tasks.count(t) for t in TASKS}
-    sizes = allocate(plan.prompts, counts)
+    detect = 2.8 * reference.se * np.sqrt(len(rows) / total)  # the difference whose normal plan is `total` prompts
+    plan = simulated_plan(PairedReference.of(linearized(figure), rests_on(figure), design), detect)
+    names = list(design.stratum_names)
+    sizes = dict(zip(names, allocate(plan.prompts, [tasks.count(t) for t in names]), strict=True))
     shift = (detect - reference.difference) / 4
     _, achieved = paired(pop, a, b, sizes, sims, rng, iid, shift)
-    return achieved, plan.prompts
+    return achieved, plan
+
+
+def figure_pair(pop: Population, a: str, b: str, rows: np.ndarray, tasks: list[str]):
+    return overall(pop.models[a].row_scores[rows], tasks), overall(pop.models[b].row_scores[rows], tasks)
 
 
 def main() -> None:
@@ -203,8 +197,8 @@ def main() -> None:
     for n in (5, 10, 30):
         cells = [power_cell(pop, a, b, n, sims, rng, iid) for a, b in pairs]
         print(
-            f"| power plan (stated 80%), about {n} per task | "
-            + " | ".join(f"{power:.1%} ({prompts} prompts)" for power, prompts in cells)
+            f"| power plan (at least 80%), about {n} per task | "
+            + " | ".join(f"{power:.1%} (plan {plan.expected_power:.1%}, {plan.prompts})" for power, plan in cells)
             + " |"
         )
     print(f"\ntime: {time.perf_counter() - started:.1f} s")

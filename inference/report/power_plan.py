@@ -1,11 +1,12 @@
 """How many prompts a planned run needs to detect a difference: `run --dry-run --power-reference RUN --detect D`.
 
-The variance comes from scored reference runs of the planned benchmark config. One reference: the SE of a
-difference between two such runs is taken as sqrt(2) times its figure's SE (`independent_se`), as if the two runs
-shared no prompt: conservative, since a paired comparison on shared prompts cancels what they share. Two references:
-the SE of their paired difference on the units both scored. A two-sided t test as the intervals take it, 80% power,
-alpha 0.05, iterated on n (`longform_eval.metric.uncertainty.prompts_needed`, df the reference's share of units -
-strata); the SE shrinks as 1 / sqrt(units).
+The variance comes from scored reference runs of the planned benchmark config. Two references: their paired
+difference on the units both scored, and the plan by simulation (`power_simulation.simulated_plan`): planned runs
+drawn from the references' own per-unit differences, each with the interval a run computes, the fewest units whose
+share of intervals excluding 0 reaches 80% (alpha 0.05). One reference: the SE of a difference between two such runs
+is taken as sqrt(2) times its figure's SE (`independent_se`), as if the two runs shared no prompt (conservative,
+since a paired comparison on shared prompts cancels what they share), and the plan is the noncentral t test's
+(`prompts_needed`, df the reference's share of units - strata; the SE shrinks as 1 / sqrt(units)).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longform_eval.metric.uncertainty import independent_se, minimum_detectable_difference, prompts_needed
+from longform_eval.metric.uncertainty.comparison import difference_figure
 from longform_eval.metric.uncertainty.intervals import figure_spread
+from longform_eval.metric.uncertainty.power import PowerPlan
+from longform_eval.metric.uncertainty.power_simulation import PairedReference, simulated_plan
+from longform_eval.metric.uncertainty.variance import linearized, rests_on
 
 from ..runner import RunConfig
 from .comparisons import ComparedRun, aligned, compare, compared_runs, headline_figure
@@ -37,6 +42,7 @@ class PowerReference:
     detect: float
     strata: int = 1
     df_share: float = 1.0
+    simulated_from: PairedReference | None = None  # two paired references: the plan simulates from their units
 
     def df_at(self, units: int) -> float:
         return max(self.df_share * (units - self.strata), 1.0)
@@ -75,7 +81,24 @@ def power_reference(args: argparse.Namespace, planned: list[RunConfig]) -> Power
     scored = len(aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)[0])
     strata = len(runs[0].units.design().slices)
     df_share = min(df / (n - strata), 1.0) if df and n > strata else 1.0
-    return PowerReference(runs, figure, se, n, paired, n / scored if scored else 1.0, args.detect, strata, df_share)
+    simulated = paired_reference(runs, figure) if paired and len(runs) == 2 else None
+    share = n / scored if scored else 1.0
+    return PowerReference(runs, figure, se, n, paired, share, args.detect, strata, df_share, simulated)
+
+
+def paired_reference(runs: list[ComparedRun], figure: str) -> PairedReference | None:
+    """The two references' paired difference on `figure`, per unit, to simulate planned runs from (None: it rests
+    on one unit per stratum or its derivative is undefined)."""
+    tables = aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)
+    a, b = (run.benchmark.figures(table)[figure] for run, table in zip(runs, tables, strict=True))
+    difference = difference_figure(a, b)
+    z = linearized(difference)
+    if z is None:
+        return None
+    try:
+        return PairedReference.of(z, rests_on(difference), tables[0].design())
+    except ValueError:
+        return None
 
 
 def check_configs(runs: list[ComparedRun], planned: list[RunConfig]) -> None:
@@ -131,14 +154,7 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
         return []
     if reference.se_difference <= 0:
         return [f"  power: {reference.figure} has no SE in the references (no interval): nothing to plan from"]
-    plan = prompts_needed(
-        reference.detect,
-        reference.se_difference,
-        reference.n_reference,
-        paired=reference.paired,
-        strata=reference.strata,
-        df_share=reference.df_share,
-    )
+    plan = plan_of(reference)
     unit = reference.runs[0].units.unit
     counted = max(1, round(planned * reference.share))
     se_planned = reference.se_difference * math.sqrt(reference.n_reference / counted)
@@ -147,11 +163,26 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
     partial = reference.share < 1  # a figure on part of the units, e.g. one task's
     within = f" in {reference.figure}" if partial else ""
     counts = f" (at the references' share, {counted} of them count toward {reference.figure})" if partial else ""
+    how = "t test" if plan.expected_power is None else f"by simulation: {plan.expected_power:.0%} at that size"
     return [
         f"  power on {reference.figure}: {source(reference)}",
         f"    a difference of {reference.detect:g} needs {plan.prompts:,} {unit}s{within} at 80% power, alpha 0.05 "
-        f"(t test); the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
+        f"({how}); the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
     ]
+
+
+def plan_of(reference: PowerReference) -> PowerPlan:
+    """The simulated plan where two paired references give per-unit differences, else the noncentral t one."""
+    if reference.simulated_from is not None:
+        return simulated_plan(reference.simulated_from, reference.detect)
+    return prompts_needed(
+        reference.detect,
+        reference.se_difference,
+        reference.n_reference,
+        paired=reference.paired,
+        strata=reference.strata,
+        df_share=reference.df_share,
+    )
 
 
 def source(reference: PowerReference) -> str:

@@ -19,9 +19,10 @@ How a benchmark uses it:
      `stic2 = affine(ratio(yes, checks), 100)`, `wavg = product(cr, stic2, 1 / 100)` (per-item counts).
    - LongBench-Write `S_l = mean(s_l)`, `S_q = mean(s_q)` (NaN where unscored),
      `S = weighted_sum([S_l, S_q], [0.5, 0.5])`.
-3. `intervals(figures, design, bounds={name: (low, high)})` -> {name: Interval or None}: figure ± t(df) x SE, the
+3. `intervals(figures, design, bounds={name: (low, high)})` -> {name: Interval or None}: figure - q x SE, the
    SE linearized over the design's units with the n/(n-1) small-sample factor per stratum (what a rescaling
-   bootstrap converges to), df Welch-Satterthwaite, bounds clipped to the figure's attainable range; None for a
+   bootstrap converges to), q the studentized bootstrap's quantiles (Student's t at Welch-Satterthwaite df where no
+   resample can be studentized), bounds clipped to the figure's attainable range; None for a
    figure on one unit per stratum (`interval_reasons` says why; a one-unit stratum among larger ones borrows the
    pooled variance in `sparse.pooled_interval`, where the unit values are known). `scores.json` gets
    `{name: interval.to_dict()}` ({"low", "high", "se", "n"}, "clipped": true where cut) under `intervals`, the
@@ -37,8 +38,9 @@ How a benchmark uses it:
 5. Judge noise: with a (rows, K) matrix of judge samples, `judge_sd(samples)` and
    `split_variance(build, samples, interval.se)` -> shares of the variance from prompts and from the judge,
    and `se_with(prompts=..., judge_samples=...)`.
-6. Power for a planned run: `prompts_needed(D, se_difference, n_reference, strata=...)`, a t test at
-   units - strata degrees of freedom (`independent_se(se)` and `paired=False` when the reference is a single run).
+6. Power for a planned run: from a paired reference, `power_simulation.simulated_plan(PairedReference.of(z, rests,
+   design), D)` simulates planned runs from its per-unit differences; from a single run, `prompts_needed(D,
+   independent_se(se), n_reference, paired=False, strata=...)`, a noncentral t test at units - strata df.
 
 >>> import numpy as np
 >>> scores = np.array([80.0, 90.0, 70.0, 60.0, np.nan, 75.0])
@@ -50,8 +52,8 @@ How a benchmark uses it:
 >>> found = intervals({"overall": overall}, design, rounds=200, seed=0)["overall"]
 >>> found.low <= found.point <= found.high, sorted(found.to_dict())
 (True, ['high', 'low', 'n', 'se'])
->>> interval_method(design, rounds=200)[:47]
-'95% t interval over prompts, stratified by task'
+>>> interval_method(design, rounds=200)[:67]
+'95% studentized bootstrap interval over prompts, stratified by task'
 >>> interval_reasons({"chat": mean(scores, scored=[True, False, False, False, False, False])}, design)
 {'chat': 'one prompt per task: no variance to estimate'}
 """

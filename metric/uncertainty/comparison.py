@@ -26,11 +26,13 @@ from .intervals import (
     Bounds,
     Interval,
     check_level,
+    figure_interval,
     figure_spread,
     t_interval,
 )
 from .power import DEFAULT_POWER, minimum_detectable_difference
 from .resampling import check_rounds_and_seed
+from .studentized import StudentizedDraws
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,23 @@ def t_p_value(difference: float, se: float, df: float | None) -> float:
     return float(min(1.0, 2 * t.sf(abs(difference) / se, max(df or 1.0, 1.0))))
 
 
-def difference_from(found: Interval, n_paired: int | None) -> Difference:
-    p_value = t_p_value(found.point, found.se, found.df)
+def difference_from(found: Interval, n_paired: int | None, draws: StudentizedDraws | None = None) -> Difference:
+    """The difference with its interval and the p-value of the same test: the studentized bootstrap's where the
+    interval is its (so p < 1 - level where the interval excludes 0), else the t test's."""
+    studentized = draws is not None
+    p_value = draws.p_value(found.point / found.se) if studentized else t_p_value(found.point, found.se, found.df)
     return Difference(
-        found.point, found.low, found.high, found.se, p_value, n_paired, 0, 0, found.level, found.df, found.clipped
+        found.point,
+        found.low,
+        found.high,
+        found.se,
+        p_value,
+        n_paired,
+        found.rounds,
+        0,
+        found.level,
+        found.df,
+        found.clipped,
     )
 
 
@@ -115,14 +130,11 @@ def paired_difference(
     check_level(level)
     if a.point() is None or b.point() is None:
         return None
-    figure = difference_figure(a, b)
-    found, reason = figure_spread(figure, design)
-    point = figure.point()
-    if found is None or reason is not None or point is None:
+    found, draws = figure_interval(difference_figure(a, b), design, level, bounds, rounds, seed)
+    if found is None:
         return None
     both = np.any(a.columns != 0, axis=1) & np.any(b.columns != 0, axis=1)
-    found_interval = t_interval(point, found.se, found.df, found.n, level, bounds)
-    return difference_from(found_interval, int(both.sum()))
+    return difference_from(found, int(both.sum()), draws)
 
 
 def independent_difference(

@@ -1,8 +1,12 @@
-"""Intervals on figures: figure ± t x SE, the SE design-based (linearized, with the small-sample factor per stratum).
+"""Intervals on figures: the studentized bootstrap's, figure - q x SE, the SE design-based (linearized, with the
+small-sample factor per stratum) and q the quantiles of the bootstrap t.
 
-See `variance`: the SE is what a rescaled bootstrap of the design's units converges to, the quantile Student's t
-with Welch-Satterthwaite degrees of freedom, the bounds clipped to the figure's attainable range where it is known.
-A figure resting on one unit per stratum gets no interval (`interval_reasons` says why), never a zero width.
+See `variance`: the SE is what a rescaled bootstrap of the design's units converges to; `studentized`: the
+quantiles of (figure* - figure) / SE* over seeded resamples, which follow skewed unit values where a symmetric t
+interval cannot. Where no resample can be studentized (a borrowed variance part, too few distinct resamples) the
+quantile is Student's t with Welch-Satterthwaite degrees of freedom. The bounds are clipped to the figure's
+attainable range where it is known. A figure resting on one unit per stratum gets no interval (`interval_reasons`
+says why), never a zero width.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from scipy.stats import norm, t
 from .design import Design
 from .figures import Figure
 from .resampling import check_rounds_and_seed, unit_counts
+from .studentized import StudentizedDraws, studentized
 from .variance import Spread, linearized, no_spread_reason, rests_on, spread
 
 DEFAULT_ROUNDS = 2000
@@ -35,13 +40,14 @@ def check_level(level: object) -> None:
 def interval_method(
     design: Design, rounds: int = DEFAULT_ROUNDS, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL
 ) -> str:
-    """The words `scores.json` records as `interval_method` (`rounds` and `seed` are kept for the callers: the
-    method draws no resample)."""
+    """The words `scores.json` records as `interval_method`."""
     per = f" per {design.stratified_by}" if design.stratified_by else ""
     return (
-        f"{level:.0%} t interval over {design.describe()}: figure ± t(df) x SE, the SE linearized with the "
-        f"n/(n-1) small-sample factor{per} (the rescaling bootstrap's SE), df Welch-Satterthwaite; bounds clipped "
-        f"to the figure's scale; none for a figure on one {design.unit}{per}"
+        f"{level:.0%} studentized bootstrap interval over {design.describe()} (bootstrap-t, {rounds} resamples, seed "
+        f"{seed}): figure - q x SE, the SE linearized with the n/(n-1) small-sample factor{per} (the rescaling "
+        f"bootstrap's SE), q the quantiles of (figure* - figure) / SE*; Student's t at Welch-Satterthwaite df where "
+        f"no resample can be studentized; bounds clipped to the figure's scale; none for a figure on one "
+        f"{design.unit}{per}"
     )
 
 
@@ -98,6 +104,47 @@ def t_interval(
     return Interval(point, low, high, se, n, rounds=0, level=level, df=df, clipped=clipped)
 
 
+def studentized_interval(
+    point: float,
+    found: Spread,
+    draws: StudentizedDraws | None,
+    level: float = DEFAULT_LEVEL,
+    bounds: Bounds = None,
+    rounds: int = 0,
+) -> Interval:
+    """(point - q_high x SE, point - q_low x SE), q the studentized bootstrap's quantiles; point ± t(df) x SE where
+    there are no draws."""
+    if draws is None:
+        half = quantile(level, found.df) * found.se
+        low, high = point - half, point + half
+    else:
+        below, above = draws.quantiles(level)
+        low, high = point - above * found.se, point - below * found.se
+    low, high, clipped = clip(low, high, bounds)
+    dropped = 0 if draws is None else draws.dropped
+    return Interval(
+        point, low, high, found.se, found.n, 0 if draws is None else rounds, dropped, level, found.df, clipped
+    )
+
+
+def contributions_interval(
+    point: float,
+    found: Spread,
+    z: np.ndarray,
+    rests: np.ndarray,
+    design: Design,
+    level: float = DEFAULT_LEVEL,
+    bounds: Bounds = None,
+    rounds: int = DEFAULT_ROUNDS,
+    seed: int = DEFAULT_SEED,
+) -> tuple[Interval, StudentizedDraws | None]:
+    """The interval of a figure with linearized contributions `z` over the units in `rests` (its spread `found`),
+    and the studentized draws it rests on. A borrowed variance part (a stratum of one unit) is no resample's to
+    draw, so such a figure takes the t interval (its quantile counts the borrowed part's degrees of freedom)."""
+    draws = None if found.borrowed > 0 else studentized(z, rests, design, rounds, seed)
+    return studentized_interval(point, found, draws, level, bounds, rounds), draws
+
+
 def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None) -> Interval:
     """point ± z * se: the interval of a figure whose SE comes from elsewhere (a model's own standard error)."""
     return t_interval(point, se, None, n, level, bounds)
@@ -113,6 +160,17 @@ def figure_spread(figure: Figure, design: Design) -> tuple[Spread | None, str | 
         return None, "the figure's derivative is undefined on these units"
     found = spread(z, rests_on(figure), design)
     return found, no_spread_reason(found, design)
+
+
+def figure_interval(
+    figure: Figure, design: Design, level: float, bounds: Bounds, rounds: int, seed: int
+) -> tuple[Interval | None, StudentizedDraws | None]:
+    """The figure's interval and its studentized draws (None: it gets none, `figure_spread` says why)."""
+    found, reason = figure_spread(figure, design)
+    point, z = figure.point(), linearized(figure)
+    if found is None or reason is not None or point is None or z is None:
+        return None, None
+    return contributions_interval(point, found, z, rests_on(figure), design, level, bounds, rounds, seed)
 
 
 def interval_reasons(figures: Mapping[str, Figure], design: Design) -> dict[str, str | None]:
@@ -135,12 +193,7 @@ def intervals(
     result: dict[str, Interval | None] = {}
     for name, figure in figures.items():
         design.check_units(figure.n_units, f"figure {name!r}")
-        found, reason = figure_spread(figure, design)
-        point = figure.point()
-        if found is None or reason is not None or point is None:
-            result[name] = None
-            continue
-        result[name] = t_interval(point, found.se, found.df, found.n, level, (bounds or {}).get(name))
+        result[name] = figure_interval(figure, design, level, (bounds or {}).get(name), rounds, seed)[0]
     return result
 
 

@@ -95,7 +95,8 @@ def independent_se(se_a: float, se_b: float | None = None) -> float:
 
 @dataclass(frozen=True)
 class PowerPlan:
-    """How many prompts detect `difference` with probability `power` at `alpha`, and the SE of the difference then."""
+    """How many prompts detect `difference` with probability `power` at `alpha`, and the SE of the difference then;
+    `expected_power` the power at that many prompts where a simulation measured it (at least `power`)."""
 
     prompts: int
     difference: float
@@ -103,8 +104,9 @@ class PowerPlan:
     alpha: float
     power: float
     assumptions: str
+    expected_power: float | None = None
 
-    def to_dict(self) -> dict[str, float | int | str]:
+    def to_dict(self) -> dict[str, float | int | str | None]:
         return {
             "prompts": self.prompts,
             "difference": self.difference,
@@ -112,6 +114,7 @@ class PowerPlan:
             "alpha": self.alpha,
             "power": self.power,
             "assumptions": self.assumptions,
+            "expected_power": self.expected_power,
         }
 
 

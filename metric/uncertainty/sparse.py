@@ -17,7 +17,7 @@ import numpy as np
 from .comparison import Difference, difference_figure, difference_from
 from .design import Design
 from .figures import Figure
-from .intervals import DEFAULT_LEVEL, Bounds, Interval, t_interval
+from .intervals import DEFAULT_LEVEL, Bounds, Interval, contributions_interval
 from .judge_noise import influence
 from .variance import Spread, linearized, no_spread_reason, rests_on, spread
 
@@ -63,7 +63,7 @@ def borrowed_spread(figure: Figure, slopes: np.ndarray, values: np.ndarray, desi
     found = spread(z, rests, design, (borrowed, df))
     if not alone.any() or found.strata == found.singletons:
         return found
-    return Spread(found.variance, found.df, found.n, found.strata, 0)  # borrowed: no stratum left unmeasured
+    return Spread(found.variance, found.df, found.n, found.strata, 0, found.borrowed)  # none left unmeasured
 
 
 def pooled_interval(
@@ -85,7 +85,14 @@ def pooled_interval(
     reason = no_spread_reason(found, design)
     if reason is not None or point is None:
         return None, reason
-    return t_interval(point, found.se, found.df, found.n, level, bounds), None
+    return borrowed_interval(figure, point, found, design, level, bounds)[0], None
+
+
+def borrowed_interval(figure: Figure, point: float, found: Spread, design: Design, level: float, bounds: Bounds):
+    """The interval on the borrowed spread (the t interval where a part is borrowed)."""
+    z = linearized(figure)
+    assert z is not None  # borrowed_spread found a spread, so the derivative is defined
+    return contributions_interval(point, found, z, rests_on(figure), design, level, bounds)
 
 
 def pooled_method(design: Design) -> str:
@@ -114,4 +121,5 @@ def pooled_difference(
     if reason is not None or point is None:
         return None, reason
     both = np.any(a.columns != 0, axis=1) & np.any(b.columns != 0, axis=1)
-    return difference_from(t_interval(point, found.se, found.df, found.n, level, bounds), int(both.sum())), None
+    found_interval, draws = borrowed_interval(figure, point, found, design, level, bounds)
+    return difference_from(found_interval, int(both.sum()), draws), None

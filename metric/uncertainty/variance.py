@@ -44,13 +44,15 @@ def rests_on(*figures: Figure) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Spread:
-    """A figure's variance from its strata of two or more units, the parts' degrees of freedom, and the counts."""
+    """A figure's variance from its strata of two or more units, the parts' degrees of freedom, and the counts;
+    `borrowed` the part of the variance estimated elsewhere (for strata of one unit)."""
 
     variance: float
     df: float
     n: int
     strata: int
     singletons: int
+    borrowed: float = 0.0
 
     @property
     def se(self) -> float:
@@ -90,7 +92,7 @@ def spread(z: np.ndarray, rests: np.ndarray, design: Design, extra: tuple[float,
         parts, dfs = [*parts, extra[0]], [*dfs, extra[1]]
     variance = float(sum(parts))
     df = min(satterthwaite(parts, dfs), float(sum(dfs))) if parts else 0.0
-    return Spread(variance, df, int(rests.sum()), strata, singletons)
+    return Spread(variance, df, int(rests.sum()), strata, singletons, max(extra[0], 0.0))
 
 
 def no_spread_reason(found: Spread, design: Design) -> str | None:

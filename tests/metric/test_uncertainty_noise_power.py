@@ -123,7 +123,15 @@ def test_prompts_needed_by_hand():
     assert math.ceil(100 * (2.801585 * 0.5 * math.sqrt(2)) ** 2) == 393 and single.prompts == 395
     assert prompts_needed(1.0, 0.5, 100, strata=5, df_share=0.5).prompts > plan.prompts
     assert "no pairing gain (conservative)" in single.assumptions
-    assert set(plan.to_dict()) == {"prompts", "difference", "se_difference", "alpha", "power", "assumptions"}
+    assert set(plan.to_dict()) == {
+        "prompts",
+        "difference",
+        "se_difference",
+        "alpha",
+        "power",
+        "assumptions",
+        "expected_power",
+    }
 
 
 def paired_runs(n: int, true_difference: float, rng: np.random.Generator, runs: int = 1) -> tuple:
@@ -189,3 +197,34 @@ def test_power_at_one_degree_of_freedom_is_finite_and_agrees_with_the_integral_e
     critical = float(t.ppf(0.975, 10))
     assert integrated_t_power(3.0, 10.0, critical) == pytest.approx(t_power(3.0, 10.0), rel=1e-6)
     assert minimum_detectable_difference(1.0, df=1.0) == pytest.approx(16.33, abs=0.05)
+
+
+def skewed_differences(rng: np.random.Generator, shape, shift: float = 0.0) -> np.ndarray:
+    """Per-prompt paired differences with mean `shift`: mostly small, one in ten a large one (a model scoring 0)."""
+    return shift + np.where(rng.random(shape) < 0.1, 30.0, 0.0) + rng.normal(0, 4, shape) - 3.0
+
+
+def test_a_plan_by_simulation_reaches_the_power_it_states_on_skewed_differences():
+    """A reference of 600 paired differences in two strata (400 and 200); the plan simulates runs from them. Runs of
+    the planned size drawn afresh from the population detect the difference as often as the plan states."""
+    from longform_eval.metric.uncertainty.power_simulation import PairedReference, allocate, simulated_plan
+    from longform_eval.metric.uncertainty.variance import linearized, rests_on
+
+    rng = np.random.default_rng(11)
+    labels = ["a"] * 400 + ["b"] * 200
+    reference_figure = stratified_mean(skewed_differences(rng, 600), labels)
+    reference = PairedReference.of(linearized(reference_figure), rests_on(reference_figure), Design.stratified(labels))
+    plan = simulated_plan(reference, 2.5, simulations=400)
+    assert plan.expected_power >= 0.8 and "by simulation" in plan.assumptions
+    sizes = allocate(plan.prompts, [400, 200])
+    planned = ["a"] * sizes[0] + ["b"] * sizes[1]
+    design, zeros = Design.stratified(planned), np.zeros(len(planned))
+    detected = 0
+    for _ in range(400):
+        found = paired_difference(
+            stratified_mean(skewed_differences(rng, len(planned), 2.5), planned),
+            stratified_mean(zeros, planned),
+            design,
+        )
+        detected += found.low > 0
+    assert detected / 400 == pytest.approx(plan.expected_power, abs=0.06)
