@@ -10,7 +10,7 @@ from longform_eval.metric.calibration import Estimate
 
 from .run_names import named
 from .safe_markdown import inert_text
-from .standings import MIN_CALIBRATION_VOTES, MIN_VOTES, ROUNDS, Score, Standing
+from .standings import AGREEMENT_ROUNDS, MIN_CALIBRATION_VOTES, MIN_VOTES, ROUNDS, Score, Standing
 
 ARENA_HEADERS = [
     "rank",
@@ -20,11 +20,10 @@ ARENA_HEADERS = [
     "human win rate [95% CI]",
     "Bradley-Terry [95% CI]",
     "judge win rate [95% CI]",
-    "judge-human agreement",
-    "Cohen's kappa",
+    "judge-human agreement [95% CI]",
+    "Cohen's kappa [95% CI]",
     "calibrated win rate (PPI++) [95% CI]",
 ]
-NO_INTERVAL = "no interval: all alike"
 NO_VOTES = "No human votes yet: vote in the Arena tab."
 NO_JUDGE = (
     "No LLM-judge verdict on the voted comparisons yet: start the Space with `--judge BACKEND:MODEL` "
@@ -34,28 +33,27 @@ NO_RUN_SCORES = "No run folder with a scores.json: score a run (`longform-eval s
 
 
 def percent(score: Score | Estimate | None) -> str:
-    if score is None:
-        return "-"
-    point = score.point if isinstance(score, Score) else score.estimate
-    if score.low is None or score.high is None:
-        return f"{100 * point:.1f}% [{NO_INTERVAL}]"
-    return f"{100 * point:.1f}% [{100 * score.low:.1f}, {100 * score.high:.1f}]"
+    if isinstance(score, Estimate):
+        score = Score(score.estimate, score.low, score.high)
+    return figure(score, 100, ".1f", "%")
 
 
 def rating(score: Score | None) -> str:
+    return figure(score, 1, ".0f")
+
+
+def kappa(score: Score | None) -> str:
+    return figure(score, 1, ".2f")
+
+
+def figure(score: Score | None, scale: float, form: str, unit: str = "") -> str:
+    """`score` as `point [low, high]` (scaled, formatted with `form`), or with why it has no interval; "-" for none."""
     if score is None:
         return "-"
+    point = f"{format(scale * score.point, form)}{unit}"
     if score.low is None or score.high is None:
-        return f"{score.point:.0f} [{NO_INTERVAL}]"
-    return f"{score.point:.0f} [{score.low:.0f}, {score.high:.0f}]"
-
-
-def share(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
-def kappa(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+        return f"{point} [no interval: {score.reason}]"
+    return f"{point} [{format(scale * score.low, form)}, {format(scale * score.high, form)}]"
 
 
 def rank_range(row: Standing) -> str:
@@ -75,7 +73,7 @@ def arena_cells(rows: Sequence[Standing]) -> list[list]:
             percent(row.win_rate),
             rating(row.rating),
             percent(row.judge_win_rate),
-            share(row.agreement),
+            percent(row.agreement),
             kappa(row.kappa),
             percent(row.calibrated),
         ]
@@ -91,8 +89,9 @@ def arena_note(rows: Sequence[Standing]) -> str:
         "table with their vote count. Ranked by the human win rate (ties count half); the rank range is the span of "
         f"ranks the model takes over the middle 95% of {ROUNDS} bootstrap resamples of the votes (as Chatbot Arena "
         "shows it). Every score has its 95% interval in brackets. The judge's win rate is the LLM judge's verdict on "
-        "the same comparisons; agreement and Cohen's kappa compare it with the votes. The calibrated win rate "
-        "(prediction-powered inference, PPI++) adds the judge's verdicts on comparisons no human voted on (the "
+        "the same comparisons; agreement and Cohen's kappa compare it with the votes (their intervals: percentile "
+        f"bootstrap over {AGREEMENT_ROUNDS} resamples of the model's votes with a judge verdict). The calibrated win "
+        "rate (prediction-powered inference, PPI++) adds the judge's verdicts on comparisons no human voted on (the "
         "pairwise run folders' own judged pairs) and corrects them by the votes, once a model has "
         f"**{MIN_CALIBRATION_VOTES} votes with a judge verdict** and two judge-only comparisons."
     )

@@ -21,7 +21,6 @@ from matplotlib.figure import Figure
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.report.sections import sections_for
-from longform_eval.metric.calibration import agreement
 from longform_eval.metric.pairwise import (
     Battle,
     BradleyTerry,
@@ -33,6 +32,7 @@ from longform_eval.metric.pairwise import (
     swap,
     win_rate_matrix,
 )
+from longform_eval.metric.uncertainty import Design, intervals, mean
 
 from .board_text import (
     NO_JUDGE,
@@ -40,12 +40,14 @@ from .board_text import (
     NO_VOTES,
     arena_cells,
     arena_note,
+    percent,
     table_note,
     unranked_note,
 )
+from .board_text import kappa as kappa_text
 from .run_names import judged_pairs, model_name, read_scores, run_name
 from .safe_markdown import inert_text
-from .standings import standings
+from .standings import ROUNDS, SEED, Score, agreement_scores, score_of, standings
 from .storage import OUTCOMES, Vote
 
 JUDGE = "llm-judge"
@@ -111,7 +113,9 @@ def annotator_table(battles: Sequence[Battle]) -> list[list]:
     ]
 
 
-def agreement_summary(votes: Sequence[Vote]) -> dict[str, float | int | None]:
+def agreement_summary(votes: Sequence[Vote]) -> dict[str, Any]:
+    """Counts, human-human agreement, and the judge against the votes (agreement, Cohen's kappa, flip rate) with
+    their 95% intervals (`Score`)."""
     labels: dict[str, dict] = defaultdict(dict)
     for vote in votes:
         key, outcome = canonical(vote)
@@ -119,27 +123,33 @@ def agreement_summary(votes: Sequence[Vote]) -> dict[str, float | int | None]:
     pairs = [pairwise_agreement(labels[a], labels[b]) for a, b in itertools.combinations(sorted(labels), 2)]
     pairs = [p for p in pairs if p is not None]
     judged = [v for v in votes if v.judge_outcome in OUTCOMES]
-    kappa = agreement([v.outcome for v in judged], [v.judge_outcome for v in judged]).kappa
-    flips = [v.judge_flipped for v in votes if v.judge_flipped is not None]
+    human_judge, kappa = agreement_scores(judged)
     return {
         "votes": len(votes),
         "judged": len(judged),
         "human_human": sum(pairs) / len(pairs) if pairs else None,
-        "human_judge": sum(v.judge_outcome == v.outcome for v in judged) / len(judged) if judged else None,
-        "judge_flip_rate": sum(flips) / len(flips) if flips else None,
+        "human_judge": human_judge,
+        "judge_flip_rate": flip_rate(votes),
         "kappa": kappa,
     }
 
 
-def summary_text(summary: dict[str, float | int | None]) -> str:
-    def pct(value: Any) -> str:
-        return "-" if value is None else f"{100 * value:.1f}%"
+def flip_rate(votes: Sequence[Vote]) -> Score | None:
+    """How often the judge changed its verdict when the answers were swapped, with its 95% interval."""
+    flips = [float(v.judge_flipped) for v in votes if v.judge_flipped is not None]
+    if not flips:
+        return None
+    found = intervals({"flips": mean(flips)}, Design.simple(len(flips), unit="vote"), ROUNDS, SEED)["flips"]
+    return score_of(mean(flips), found)
 
+
+def summary_text(summary: dict[str, Any]) -> str:
+    human_human = "-" if summary["human_human"] is None else f"{100 * summary['human_human']:.1f}%"
     return (
         f"**{summary['votes']} human votes** ({summary['judged']} with an LLM-judge verdict). Agreement "
-        f"human-human: {pct(summary['human_human'])}; human-judge: {pct(summary['human_judge'])} (Cohen's kappa "
-        f"{'-' if summary.get('kappa') is None else format(summary['kappa'], '.2f')}); judge flip rate: "
-        f"{pct(summary['judge_flip_rate'])}."
+        f"human-human: {human_human}; human-judge: {percent(summary['human_judge'])} (Cohen's kappa "
+        f"{kappa_text(summary['kappa'])}); judge flip rate: {percent(summary['judge_flip_rate'])}. "
+        "Brackets: 95% intervals."
     )
 
 

@@ -4,9 +4,11 @@ comparisons of the run folders, for the calibrated figure).
 Per model: its human win rate (ties count half) over its votes with a 95% bootstrap interval; its rank and rank range
 over the same resamples of the votes (`metric.uncertainty.rank_ranges`), once it has MIN_VOTES votes; its
 Bradley-Terry rating with its interval; the LLM judge's win rate on the same comparisons, judge-human agreement and
-Cohen's kappa (`metric.calibration.agreement`); and, from MIN_CALIBRATION_VOTES votes with a judge verdict, the
-prediction-powered win rate (`metric.calibration.ppi_mean`): the humans' labels, the judge's on those comparisons,
-and the judge's on comparisons no human voted on (a pairwise run folder's own judged pairs).
+Cohen's kappa with their percentile bootstrap intervals over the votes (`metric.calibration.agreement_intervals`,
+AGREEMENT_ROUNDS seeded resamples: few, as the board is recomputed at each new vote); and, from MIN_CALIBRATION_VOTES
+votes with a judge verdict, the prediction-powered win rate (`metric.calibration.ppi_mean`): the humans' labels, the
+judge's on those comparisons, and the judge's on comparisons no human voted on (a pairwise run folder's own judged
+pairs).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from longform_eval.metric.calibration import Estimate, agreement, ppi_mean
+from longform_eval.metric.calibration import Estimate, agreement, agreement_intervals, ppi_mean
 from longform_eval.metric.pairwise import Battle, BradleyTerry, Outcome, bradley_terry
 from longform_eval.metric.pairwise.outcomes import score_for_a
 from longform_eval.metric.uncertainty import Design, Figure, Interval, RankRange, intervals, mean, rank_ranges
@@ -27,7 +29,11 @@ from .storage import Vote
 MIN_VOTES = 20  # a model is ranked from this many human votes on; with fewer it is listed below the table
 MIN_CALIBRATION_VOTES = 30  # human votes with a judge verdict before a model's calibrated figure is shown
 ROUNDS = 1000  # bootstrap resamples of the votes for the win-rate intervals and the rank ranges
+AGREEMENT_ROUNDS = 500  # percentile bootstrap resamples for judge-human agreement and Cohen's kappa
 SEED = 0
+ALL_ALIKE = "all alike"
+ONE_VOTE = "one vote"
+KAPPA_UNDEFINED = "kappa undefined on too many resamples"
 
 
 @dataclass(frozen=True)
@@ -42,12 +48,13 @@ class JudgedPair:
 
 @dataclass(frozen=True)
 class Score:
-    """A figure and its 95% interval; no bounds where the interval is undefined (e.g. every vote alike: the package
-    gives no zero-width interval)."""
+    """A figure and its 95% interval; no bounds where the interval is undefined, `reason` saying why (e.g. every vote
+    alike: the package gives no zero-width interval)."""
 
     point: float
     low: float | None
     high: float | None
+    reason: str = ALL_ALIKE
 
 
 @dataclass(frozen=True)
@@ -62,8 +69,8 @@ class Standing:
     rating: Score | None
     judged: int  # its votes with an LLM-judge verdict
     judge_win_rate: Score | None
-    agreement: float | None
-    kappa: float | None
+    agreement: Score | None
+    kappa: Score | None
     calibrated: Estimate | None
 
 
@@ -114,7 +121,7 @@ def standings(
     for m in models:
         mine = [v for v in votes if m in (v.model_a, v.model_b)]
         judged = [v for v in mine if v.judge_outcome in OUTCOMES]
-        agreed = agreement([v.outcome for v in judged], [v.judge_outcome for v in judged])
+        agreed, kappa = agreement_scores(judged)
         rows.append(
             Standing(
                 model=m,
@@ -125,8 +132,8 @@ def standings(
                 rating=Score(bt.ratings[m], bt.lower[m], bt.upper[m]),
                 judged=len(judged),
                 judge_win_rate=score_of(judge[m], found[f"judge {m}"]),
-                agreement=agreed.agreement,
-                kappa=agreed.kappa,
+                agreement=agreed,
+                kappa=kappa,
                 calibrated=calibrated(m, judged, rest, min_calibration),
             )
         )
@@ -138,6 +145,29 @@ def score_of(figure: Figure, found: Interval | None) -> Score | None:
     if point is None:
         return None
     return Score(point, None, None) if found is None else Score(point, found.low, found.high)
+
+
+def agreement_scores(judged: Sequence[Vote], rounds: int = AGREEMENT_ROUNDS) -> tuple[Score | None, Score | None]:
+    """Judge-human agreement and Cohen's kappa over `judged` (votes with a judge verdict, both in the frame shown to
+    the voter), each with its 95% percentile bootstrap interval over the votes (seeded); None where undefined."""
+    human, judge = [v.outcome for v in judged], [v.judge_outcome for v in judged]
+    agreed = agreement(human, judge)
+    spans = agreement_intervals(human, judge, seed=SEED, resamples=rounds)
+    one = len(judged) < 2
+    return (
+        bounded(agreed.agreement, spans["agreement"], ONE_VOTE if one else ALL_ALIKE),
+        bounded(agreed.kappa, spans["kappa"], ONE_VOTE if one else KAPPA_UNDEFINED),
+    )
+
+
+def bounded(point: float | None, span: list[float] | None, missing: str) -> Score | None:
+    """`point` with its interval `span`; without one (none, or of zero width: every resample alike), the reason."""
+    if point is None:
+        return None
+    if span is None:
+        return Score(point, None, None, missing)
+    low, high = span
+    return Score(point, low, high) if high > low else Score(point, None, None, ALL_ALIKE)
 
 
 def order(row: Standing) -> tuple:

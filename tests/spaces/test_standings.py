@@ -6,23 +6,33 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from longform_eval.metric.calibration import ppi_mean
+from longform_eval.metric.calibration import agreement_intervals, ppi_mean
 from longform_eval.spaces.app import build_app
 from longform_eval.spaces.arena import Arena
 from longform_eval.spaces.board_text import ARENA_HEADERS, NO_JUDGE, NO_RUN_SCORES, NO_VOTES, arena_cells
 from longform_eval.spaces.leaderboard import compute_board
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.run_names import judged_pairs, model_name, named, run_name
-from longform_eval.spaces.standings import MIN_CALIBRATION_VOTES, MIN_VOTES, JudgedPair, standings
+from longform_eval.spaces.standings import (
+    AGREEMENT_ROUNDS,
+    MIN_CALIBRATION_VOTES,
+    MIN_VOTES,
+    SEED,
+    JudgedPair,
+    agreement_scores,
+    standings,
+)
 from longform_eval.spaces.storage import Vote, VoteStore
 
 from .judged_runs import REFERENCE, judged_run, questions, run_verdicts, vote_on_run
 
 CELL = re.compile(r"^(-?\d+\.\d)% \[(-?\d+\.\d), (-?\d+\.\d)\]$")
+KAPPA = re.compile(r"^(-?\d\.\d\d) \[(-?\d\.\d\d), (-?\d\.\d\d)\]$")
 
 
 def votes_between(pairs: dict[tuple[str, str], float], each: int, seed: int = 0, judge=None) -> list[Vote]:
@@ -83,10 +93,56 @@ def test_the_judge_beside_the_humans_agreement_and_kappa():
     assert abs(rows["m2"].judge_win_rate.point - (1 - judge)) < 1e-12 and rows["m1"].judged == 60
     agreed = sum(v.outcome == v.judge_outcome for v in votes) / len(votes)
     kappa = cohen_kappa_score([v.outcome for v in votes], [v.judge_outcome for v in votes])
-    assert abs(rows["m1"].agreement - agreed) < 1e-12 and abs(rows["m1"].kappa - kappa) < 1e-12
+    assert abs(rows["m1"].agreement.point - agreed) < 1e-12 and abs(rows["m1"].kappa.point - kappa) < 1e-12
     low, high = rows["m1"].judge_win_rate.low, rows["m1"].judge_win_rate.high
     assert low <= judge <= high < 1
     assert "Cohen's kappa" in compute_board(votes, bootstrap=10).summary
+
+
+def test_agreement_and_kappa_carry_the_calibration_packages_seeded_intervals():
+    flips = {"A": "B", "B": "A"}
+    votes = votes_between({("m1", "m2"): 0.7}, 60, judge=lambda o, rng: o if rng.random() < 0.7 else flips[o])
+    human, judge = [v.outcome for v in votes], [v.judge_outcome for v in votes]
+    expected = agreement_intervals(human, judge, seed=SEED, resamples=AGREEMENT_ROUNDS)
+    rows = {r.model: r for r in standings(votes, rounds=200)}
+    for row in rows.values():  # both models are in every vote: the same votes, the same intervals
+        assert (row.agreement.low, row.agreement.high) == pytest.approx(tuple(expected["agreement"]), abs=1e-12)
+        assert (row.kappa.low, row.kappa.high) == pytest.approx(tuple(expected["kappa"]), abs=1e-12)
+        assert row.agreement.low <= row.agreement.point <= row.agreement.high
+        assert row.kappa.low < row.kappa.point < row.kappa.high
+    cells = arena_cells(standings(votes, rounds=200))
+    assert cells == arena_cells(standings(votes, rounds=200))  # seeded: the page is the same at every build
+    agreed, kappa = CELL.match(cells[0][7]), KAPPA.match(cells[0][8])
+    assert agreed and kappa, cells[0]
+    assert float(agreed.group(2)) <= float(agreed.group(1)) <= float(agreed.group(3))
+    assert abs(float(agreed.group(2)) - 100 * expected["agreement"][0]) < 0.051
+    assert abs(float(kappa.group(3)) - expected["kappa"][1]) < 0.0051
+    summary = compute_board(votes, bootstrap=10).summary
+    whole = agreement_scores(votes)  # over every vote with a verdict: here the same votes
+    assert f"human-judge: {100 * whole[0].point:.1f}% [{100 * whole[0].low:.1f}, {100 * whole[0].high:.1f}]" in summary
+    assert f"Cohen's kappa {whole[1].point:.2f} [{whole[1].low:.2f}, {whole[1].high:.2f}]" in summary
+    flipped = [replace(v, judge_flipped=n % 4 == 0) for n, v in enumerate(votes)]
+    flips = compute_board(flipped, bootstrap=10).summary
+    assert re.search(r"judge flip rate: 25\.0% \[(\d+\.\d), (\d+\.\d)\]", flips), flips
+    low, high = (float(x) for x in re.search(r"flip rate: 25\.0% \[(\d+\.\d), (\d+\.\d)\]", flips).groups())
+    assert low < 25 < high
+
+
+def test_agreement_without_an_interval_says_why():
+    one = votes_between({("m1", "m2"): 0.5}, 1, judge=lambda o, rng: o)
+    agreed, kappa = agreement_scores(one)
+    assert agreed.point == pytest.approx(1.0) and agreed.low is None and agreed.reason == "one vote" and kappa is None
+    alike = votes_between({("m1", "m2"): 0.5}, MIN_VOTES, seed=4, judge=lambda o, rng: o)  # the judge always agrees
+    assert {v.outcome for v in alike} == {"A", "B"}
+    row = arena_cells(standings(alike, rounds=100))[0]
+    assert row[7] == "100.0% [no interval: all alike]" and row[8] == "1.00 [no interval: all alike]"
+    unjudged = arena_cells(standings(votes_between({("m1", "m2"): 0.5}, MIN_VOTES), rounds=100))[0]
+    assert unjudged[7] == unjudged[8] == "-"
+    # one B among 20 votes, the judge agreeing: a third of the resamples miss it, and kappa is undefined on them
+    rare = [Vote("ann", "s", f"hellobench:all/q{n}", "m1", "m2", "sorted", o, o) for n, o in enumerate("A" * 19 + "B")]
+    kappa = agreement_scores(rare)[1]
+    assert kappa.point == pytest.approx(1.0) and kappa.low is None
+    assert kappa.reason == "kappa undefined on too many resamples"
 
 
 def test_the_calibrated_figure_needs_enough_votes_with_a_verdict_and_judge_only_comparisons():
