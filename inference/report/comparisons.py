@@ -2,7 +2,7 @@
 
 `longform-eval report RUN_A RUN_B ...` compares every two given runs of the same benchmark config (benchmark, config
 and, for the pairwise benchmarks, baseline; runs of different configs are not compared) on the units both scored:
-for each figure of their `intervals`, headline first, a - b with its paired 95% t interval (the difference one
+for each figure of their `intervals`, headline first, a - b with its paired 95% interval (the difference one
 figure on the shared units, so what the prompts share cancels; none, with its reason, where it rests on one unit per
 stratum), p-value, and the smallest difference those units detect at 80% power. A unit either run left unscored is
 left out of both sides, so each figure rests on the same units on both. A difference whose interval holds 0 is a tie
@@ -57,9 +57,10 @@ WRITTEN_BY = "longform-eval report"
 OURS = f'the comparisons files it writes are JSON objects with "written_by": "{WRITTEN_BY}"'
 METHOD = (
     f"a - b on the units both runs scored (a unit either left unscored is left out of both), {DEFAULT_LEVEL:.0%} "
-    "t interval of the paired difference (linearized SE with the n/(n-1) small-sample factor per stratum, "
-    "stratified as each run's own intervals, df Welch-Satterthwaite; a stratum with one unit among larger ones "
-    "borrows the pooled variance of the others' differences; none, with a reason, on one unit per stratum), "
+    "studentized bootstrap interval of the paired difference (linearized SE with the n/(n-1) small-sample factor "
+    "per stratum, stratified as each run's own intervals, the quantiles of the bootstrap t; p_value the same "
+    "test's; a stratum with one unit among larger ones borrows the pooled variance of the others' differences and "
+    "takes Student's t at Welch-Satterthwaite df; none, with a reason, on one unit per stratum), "
     "clipped to the difference's range; distinguishable: the interval excludes 0; minimum_detectable: the smallest "
     "true difference these units detect with 80% power at alpha 0.05 (t test); rank ranges from the paired "
     "differences (best: 1 + the runs distinguishably above, worst: the runs less those distinguishably below). "

@@ -154,7 +154,13 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
         return []
     if reference.se_difference <= 0:
         return [f"  power: {reference.figure} has no SE in the references (no interval): nothing to plan from"]
-    plan = plan_of(reference)
+    try:
+        plan = plan_of(reference)
+    except ValueError as error:  # not detectable at any size the plan tries
+        return [
+            f"  power on {reference.figure}: {source(reference)}",
+            f"    a difference of {reference.detect:g}: {error}",
+        ]
     unit = reference.runs[0].units.unit
     counted = max(1, round(planned * reference.share))
     se_planned = reference.se_difference * math.sqrt(reference.n_reference / counted)

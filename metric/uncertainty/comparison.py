@@ -1,11 +1,11 @@
 """Differences between runs (paired on shared units, or independent) and rank ranges of several runs.
 
-Paired: the difference a - b is one figure on the shared units (each unit's contribution the two runs'
-difference), so what the prompts share cancels; its interval is the same t interval as a single figure's
-(`intervals`), and a difference resting on one unit per stratum gets none (`difference_reason`). A difference
-whose interval holds 0 is not `distinguishable`: print it as a tie, never as a ranking. Rank ranges follow from
-the paired differences: a run's best rank is 1 + the runs distinguishably above it, its worst the number of runs
-less those distinguishably below it.
+Paired: the difference a - b is one figure on the shared units (each unit's contribution the two runs' difference),
+so what the prompts share cancels; its interval is the same studentized interval as a single figure's (`intervals`),
+its p-value the same test's, and a difference resting on one unit per stratum gets none (`difference_reason`). A
+difference whose interval holds 0 is not `distinguishable`: print it as a tie, never as a ranking. Rank ranges
+follow from the paired differences: a run's best rank is 1 + the runs distinguishably above it, its worst the number
+of runs less those distinguishably below it.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def difference_from(found: Interval, n_paired: int | None, draws: StudentizedDra
         p_value,
         n_paired,
         found.rounds,
-        0,
+        found.dropped,
         found.level,
         found.df,
         found.clipped,

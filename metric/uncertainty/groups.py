@@ -1,7 +1,7 @@
 """Intervals of the figures of one group of units (a bucket, an area, a judge's verdicts), resampled on their own.
 
 A group's figure (its win rate, its S_l) rests on the group's units only, so its interval resamples those: the
-figures are built on the group's units and `group_intervals` gives them the project's t interval (`intervals`).
+figures are built on the group's units and `group_intervals` gives them the project's interval (`intervals`).
 A figure resting on fewer than two units has no interval (None): one unit shows no spread, and a zero width
 would claim a precision the data does not have.
 """
@@ -15,6 +15,7 @@ import numpy as np
 from .design import Design
 from .figures import Figure
 from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Interval, intervals, statistic_interval
+from .studentized import MIN_UNITS
 
 
 def spread_only(found: Mapping[str, Interval | None]) -> dict[str, Interval | None]:
@@ -45,7 +46,9 @@ def as_dicts(found: Mapping[str, Interval | None]) -> dict[str, dict[str, float 
 def group_method(unit: str, group: str) -> str:
     """The words a results file records beside its groups' intervals."""
     return (
-        f"{DEFAULT_LEVEL:.0%} t interval over each {group}'s {unit}s (linearized SE with the n/(n-1) small-sample "
-        f"factor; statistics that are refitted: bootstrap SE over {DEFAULT_ROUNDS} resamples, seed {DEFAULT_SEED}, "
-        f"rescaled likewise); none for a {group} with a single {unit} or no variation"
+        f"{DEFAULT_LEVEL:.0%} studentized bootstrap interval over each {group}'s {unit}s (linearized SE with the "
+        f"n/(n-1) small-sample factor, the bootstrap t's quantiles over {DEFAULT_ROUNDS} resamples, seed "
+        f"{DEFAULT_SEED}; Student's t on fewer than {MIN_UNITS} {unit}s or where most resamples miss a rare value; "
+        f"statistics that are refitted: bootstrap SE, rescaled likewise, with a t quantile); none for a {group} with "
+        f"a single {unit} or no variation"
     )

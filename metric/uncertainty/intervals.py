@@ -3,10 +3,10 @@ small-sample factor per stratum) and q the quantiles of the bootstrap t.
 
 See `variance`: the SE is what a rescaled bootstrap of the design's units converges to; `studentized`: the
 quantiles of (figure* - figure) / SE* over seeded resamples, which follow skewed unit values where a symmetric t
-interval cannot. Where no resample can be studentized (a borrowed variance part, too few distinct resamples) the
-quantile is Student's t with Welch-Satterthwaite degrees of freedom. The bounds are clipped to the figure's
-attainable range where it is known. A figure resting on one unit per stratum gets no interval (`interval_reasons`
-says why), never a zero width.
+interval cannot. Where the bootstrap t cannot be read (fewer than 20 units, a rare value that most resamples miss,
+a borrowed variance part) the quantile is Student's t with Welch-Satterthwaite degrees of freedom. The bounds are
+clipped to the figure's attainable range where it is known. A figure resting on one unit per stratum gets no
+interval (`interval_reasons` says why), never a zero width.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from scipy.stats import norm, t
 from .design import Design
 from .figures import Figure
 from .resampling import check_rounds_and_seed, unit_counts
-from .studentized import StudentizedDraws, studentized
+from .studentized import MIN_UNITS, StudentizedDraws, studentized
 from .variance import Spread, linearized, no_spread_reason, rests_on, spread
 
 DEFAULT_ROUNDS = 2000
@@ -45,9 +45,9 @@ def interval_method(
     return (
         f"{level:.0%} studentized bootstrap interval over {design.describe()} (bootstrap-t, {rounds} resamples, seed "
         f"{seed}): figure - q x SE, the SE linearized with the n/(n-1) small-sample factor{per} (the rescaling "
-        f"bootstrap's SE), q the quantiles of (figure* - figure) / SE*; Student's t at Welch-Satterthwaite df where "
-        f"no resample can be studentized; bounds clipped to the figure's scale; none for a figure on one "
-        f"{design.unit}{per}"
+        f"bootstrap's SE), q the quantiles of (figure* - figure) / SE*; Student's t at Welch-Satterthwaite df on "
+        f"fewer than {MIN_UNITS} {design.unit}s, where most resamples miss a rare value, or where a variance is "
+        f"borrowed; bounds clipped to the figure's scale; none for a figure on one {design.unit}{per}"
     )
 
 
@@ -142,6 +142,7 @@ def contributions_interval(
     and the studentized draws it rests on. A borrowed variance part (a stratum of one unit) is no resample's to
     draw, so such a figure takes the t interval (its quantile counts the borrowed part's degrees of freedom)."""
     draws = None if found.borrowed > 0 else studentized(z, rests, design, rounds, seed)
+    draws = draws if draws is not None and draws.usable(level) else None
     return studentized_interval(point, found, draws, level, bounds, rounds), draws
 
 

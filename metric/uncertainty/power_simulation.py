@@ -7,8 +7,10 @@ stratum), so the simulated figure is D + the drawn moves, D the difference to de
 computes (`contributions_interval`: the studentized bootstrap's); the power is the share
 of simulated runs whose interval excludes 0 on D's side. Unlike the noncentral t (`power.prompts_needed`), this
 follows the reference's own skew and tails: those plans reached 74-88% where 80% was stated
-(bench/interval_coverage.py). The plan is the smallest total whose power reaches the target, found by bisection
-with the same seeded draws at every total.
+(bench/interval_coverage.py). The plan is a total where the power crosses the target, found by bisection with the
+same seeded draws at every total (power is not strictly monotone in the total: the allocation moves in steps), and
+the power it states is measured again there on fresh draws. Strata of one unit in the reference are left out (they
+show no spread to draw from).
 """
 
 from __future__ import annotations
@@ -90,8 +92,7 @@ def simulated_power(
         point = difference + float(sum(d.sum() for d in drawn))
         found = spread(z, rests, design)
         if not found.variance > 0:
-            detected += point != 0 and np.sign(point) == np.sign(difference)
-            continue
+            continue  # a run whose units do not vary gets no interval: nothing detected
         interval, _ = contributions_interval(point, found, z, rests, design, level, None, rounds, seed)
         detected += interval.low > 0 if difference > 0 else interval.high < 0
     return detected / simulations
@@ -105,30 +106,31 @@ def simulated_plan(
     simulations: int = DEFAULT_SIMULATIONS,
     seed: int = 0,
 ) -> PowerPlan:
-    """The fewest units (in the reference's strata, in proportion) whose simulated power reaches `power`."""
+    """The units (in the reference's strata, in proportion) at which the simulated power crosses `power`, and the
+    power measured there afresh."""
     n_reference, strata = sum(reference.sizes), len(reference.sizes)
     se = math.sqrt(sum(m.var(ddof=1) / len(m) for m in reference.moves))
     start = prompts_needed(difference, se, n_reference, alpha, power, strata=strata).prompts
 
-    measured: dict[int, float] = {}
-
     def reaches(total: int) -> bool:
-        measured[total] = simulated_power(reference, total, difference, 1 - alpha, simulations, seed)
-        return measured[total] >= power
+        return simulated_power(reference, total, difference, 1 - alpha, simulations, seed) >= power
 
     low, high = bracket(reaches, max(start, 2 * strata), 2 * strata, 100 * n_reference)
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (low, middle) if reaches(middle) else (middle, high)
+    units = sum(reference.planned_design(high)[1])  # at least 2 per stratum: may exceed `high`
+    # measured afresh: the search stopped at `high` because its draws reached the power, which flatters them
+    expected = simulated_power(reference, high, difference, 1 - alpha, simulations, seed + 1)
     unit = reference.design.unit
     return PowerPlan(
-        high,
+        units,
         float(difference),
-        se * math.sqrt(n_reference / high),
+        se * math.sqrt(n_reference / units),
         alpha,
         power,
         SIMULATED.format(simulations=simulations, unit=unit, rounds=PLAN_ROUNDS),
-        measured[high],
+        expected,
     )
 
 

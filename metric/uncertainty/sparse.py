@@ -73,7 +73,8 @@ def pooled_interval(
     design: Design | None = None,
     bounds: Bounds = None,
 ) -> tuple[Interval | None, str | None]:
-    """The figure `build(values)` with its t interval, one-unit strata borrowing the pooled variance; with the
+    """The figure `build(values)` with its interval (Student's t where a one-unit stratum borrows the pooled
+    variance); with the
     reason where it has none. `design` the units' strata (None: one stratum)."""
     values = np.asarray(values, dtype=float)
     design = design or Design.simple(len(values))

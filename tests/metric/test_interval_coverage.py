@@ -1,4 +1,4 @@
-"""Coverage of the t intervals at a few prompts per task, on the released HelloBench verdicts (issue 31), and the
+"""Coverage of the intervals at a few prompts per task, on the released HelloBench verdicts (issue 31), and the
 rules around them: no interval on one unit per stratum, bounds clipped to the scale, one SE, power reached."""
 
 from __future__ import annotations

@@ -259,7 +259,7 @@ def test_interval_method_names_the_units_the_strata_and_the_method():
     words = interval_method(design)
     assert words.startswith("95% studentized bootstrap interval over prompts, stratified by task (bootstrap-t, 2000")
     assert "n/(n-1) small-sample factor per task" in words and "none for a figure on one prompt per task" in words
-    assert "Student's t at Welch-Satterthwaite df where no resample can be studentized" in words
+    assert "Student's t at Welch-Satterthwaite df on fewer than 20 prompts" in words
     items = interval_method(Design.simple(3, unit="item"), 500, 7, 0.9)
     assert items.startswith("90% studentized bootstrap interval over items (bootstrap-t, 500 resamples, seed 7)")
     assert "none for a figure on one item" in items
@@ -292,3 +292,29 @@ def test_shared_units_aligns_two_runs_on_the_ids_both_have():
 def test_bad_arguments_are_refused_with_a_one_line_reason(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[70.0, 90.0], [70.0, 80.0, 90.0], [90.0] * 9 + [0.0], [90.0] * 4 + [0.0], [1.0] + [0.0] * 19, [1.0] * 39 + [0.0]],
+    ids=["two", "three", "one-zero-in-ten", "one-zero-in-five", "one-success-in-20", "one-failure-in-40"],
+)
+def test_few_units_or_a_value_most_resamples_miss_take_students_t(values):
+    """The bootstrap t is unreadable there: two units give half their resamples no spread (the interval would be a
+    point), and a value most resamples miss leaves one tail unknown (a bound would run to +-1e9)."""
+    values = np.array(values)
+    found = interval(mean(values), Design.simple(len(values)), seed=0)
+    half = t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
+    assert found.rounds == 0 and found.width > 0
+    assert found.low == pytest.approx(values.mean() - half, rel=1e-9)
+    assert found.high == pytest.approx(values.mean() + half, rel=1e-9)
+
+
+def test_distinguishable_exactly_where_the_p_value_is_below_the_level():
+    rng = np.random.default_rng(3)
+    agreed = 0
+    for _ in range(300):
+        d = rng.normal(0.45, 1.0, 25) * rng.choice([1.0, 3.0], 25)  # near the edge of detection, heavy-ish tails
+        found = paired_difference(mean(d), mean(np.zeros(25)), Design.simple(25))
+        agreed += found.distinguishable == (found.p_value < 0.05)
+    assert agreed == 300
