@@ -1,9 +1,9 @@
 """Intervals where a stratum holds one scored unit among larger ones: its own spread is unmeasured, so it borrows one.
 
 The unit's part of the figure's variance is slope^2 x s^2: `slope` the figure's derivative in the unit's value (as
-`judge_noise.influence` computes it), s^2 borrowed from the strata with two or more scored units: the mean of their
-pooled within-stratum variance and the largest one's (`borrowed_variance`; the pooled one alone covered 91-96% in
-bench/interval_coverage.py, as the lone unit's stratum may be the most spread). The strata of two or more units keep
+`judge_noise.influence` computes it), s^2 borrowed from the strata with two or more scored units (`borrowed`: the
+variance at which the interval covers on average, the lone stratum taken to be like one of the others). The strata
+of two or more units keep
 their own part (`variance`); the t quantile takes Welch-Satterthwaite degrees of freedom, the borrowed part
 counting the pooled variance's. Where every stratum holds one unit there is nothing to borrow from: no interval.
 """
@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .borrowed import borrowed_variance
 from .comparison import Difference, difference_figure, difference_from
 from .design import Design
 from .figures import Figure
@@ -22,8 +23,9 @@ from .judge_noise import influence
 from .variance import Spread, linearized, no_spread_reason, rests_on, spread
 
 METHOD = (
-    "; a {stratum} with one scored {unit} among larger ones borrows a variance from the others (the mean of their "
-    "pooled within-{stratum} variance and the largest {stratum}'s)"
+    "; a {stratum} with one scored {unit} among larger ones borrows a variance from the others (the one at which the "
+    "interval covers on average were it like one of them, each {stratum}'s variance up to its sampling error), with "
+    "Student's t"
 )
 
 
@@ -35,32 +37,20 @@ def sparse_strata(design: Design, scored: np.ndarray) -> bool:
     return bool((counts == 1).any())
 
 
-def borrowed_variance(values: np.ndarray, design: Design) -> tuple[float, float]:
-    """The variance a one-unit stratum borrows: the mean of the pooled within-stratum variance of the finite values
-    (over strata with two or more) and the largest stratum's variance, a hedge between a typical stratum and the
-    most spread one, since the lone unit's own stratum may be either; and the pooled variance's df."""
-    squares, df, largest = 0.0, 0, 0.0
-    for code in range(len(design.stratum_names)):
-        found = values[(design.strata == code) & np.isfinite(values)]
-        if len(found) >= 2:
-            squares += float(((found - found.mean()) ** 2).sum())
-            df += len(found) - 1
-            largest = max(largest, float(found.var(ddof=1)))
-    return ((squares / df + largest) / 2 if df else 0.0), float(df)
-
-
-def borrowed_spread(figure: Figure, slopes: np.ndarray, values: np.ndarray, design: Design) -> Spread | None:
-    """`figure`'s spread with each one-unit stratum's part borrowed; `values` the per-unit values whose pooled
-    within-stratum variance is borrowed (NaN: unscored), `slopes` the figure's derivative in each."""
+def borrowed_spread(
+    figure: Figure, slopes: np.ndarray, values: np.ndarray, design: Design, level: float = DEFAULT_LEVEL
+) -> Spread | None:
+    """`figure`'s spread with each one-unit stratum's part borrowed; `values` the per-unit values whose within-stratum
+    variances are borrowed from (NaN: unscored), `slopes` the figure's derivative in each."""
     z = linearized(figure)
     if z is None:
         return None
     rests = rests_on(figure)
     counts = np.bincount(design.strata[rests], minlength=len(design.stratum_names))
     alone = rests & (counts[design.strata] == 1)
-    pooled, df = borrowed_variance(values, design)
-    borrowed = pooled * float((slopes[alone] ** 2).sum())
-    found = spread(z, rests, design, (borrowed, df))
+    slopes_squared = float((slopes[alone] ** 2).sum())
+    per_unit, df = borrowed_variance(values, design, slopes_squared, spread(z, rests, design).variance, level)
+    found = spread(z, rests, design, (per_unit * slopes_squared, df))
     if not alone.any() or found.strata == found.singletons:
         return found
     return Spread(found.variance, found.df, found.n, found.strata, 0, found.borrowed)  # none left unmeasured
@@ -80,7 +70,7 @@ def pooled_interval(
     design = design or Design.simple(len(values))
     figure = build(values)
     point, slopes = figure.point(), influence(build, values)
-    found = None if point is None or slopes is None else borrowed_spread(figure, slopes, values, design)
+    found = None if point is None or slopes is None else borrowed_spread(figure, slopes, values, design, level)
     if found is None:
         return None, "the figure is undefined on these units"
     reason = no_spread_reason(found, design)
@@ -115,7 +105,9 @@ def pooled_difference(
     a, b = build_a(values_a), build_b(values_b)
     figure, slopes = difference_figure(a, b), influence(build_a, values_a)
     point = figure.point()
-    found = None if point is None or slopes is None else borrowed_spread(figure, slopes, values_a - values_b, design)
+    found = (
+        None if point is None or slopes is None else borrowed_spread(figure, slopes, values_a - values_b, design, level)
+    )
     if found is None:
         return None, "the difference is undefined on these units"
     reason = no_spread_reason(found, design)

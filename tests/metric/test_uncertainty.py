@@ -29,6 +29,7 @@ from longform_eval.metric.uncertainty import (
     stratified_mean,
     weighted_sum,
 )
+from longform_eval.metric.uncertainty.borrowed import borrowed_variance
 from longform_eval.metric.uncertainty.comparison import ranks
 from longform_eval.metric.uncertainty.resampling import column_sums, resample_counts
 from longform_eval.metric.uncertainty.sparse import pooled_interval
@@ -111,8 +112,24 @@ def test_a_stratum_with_one_scored_unit_borrows_a_variance_only_where_the_values
     assert interval(figure, design) is None
     assert "a task with one prompt among larger ones" in interval_reasons({"f": figure}, design)["f"]
     found, reason = pooled_interval(lambda v: stratified_mean(v, strata), values, design=design)
-    # a's variance 2.5 / 5 units; b borrows (pooled 2.5 + largest 2.5) / 2; each a quarter of the figure's
-    assert reason is None and found.se == pytest.approx(np.sqrt((2.5 / 5 + 2.5) / 4), rel=1e-6)
+    # a's variance 2.5 / 5 units; b borrows c per unit (its slope 1/2); each a quarter of the figure's
+    c, df = borrowed_variance(values, design, 0.25, 2.5 / 5 / 4, 0.95)
+    assert reason is None and df == 4 and 1.0 < c < 5.0  # near a's 2.5, the t quantile at 4 df widening the rest
+    assert found.se == pytest.approx(np.sqrt((2.5 / 5 + c) / 4), rel=1e-6)
+
+
+def test_the_borrowed_variance_covers_on_average_over_the_other_strata():
+    rng = np.random.default_rng(0)
+    precise = rng.normal(0, 2, 20_000)  # variance 4, measured to 1%
+    one = Design.simple(len(precise))
+    c, _ = borrowed_variance(precise, one, 1.0, 0.0, 0.95)
+    assert c == pytest.approx(precise.var(ddof=1), rel=0.02)  # like the one other stratum: its variance
+    labels = ["a"] * 20_000 + ["b"] * 20_000
+    mixed = np.concatenate([rng.normal(0, 1, 20_000), rng.normal(0, 3, 20_000)])  # variances 1 and 9
+    c, _ = borrowed_variance(mixed, Design.stratified(labels), 1.0, 0.0, 0.95)
+    assert 5 < c < 9  # more than their mean: missing a wide stratum costs more coverage than a narrow one gives
+    narrow_rest, _ = borrowed_variance(mixed, Design.stratified(labels), 1.0, 100.0, 0.95)
+    assert narrow_rest < c  # a large measured part leaves the borrowed one less to make up
 
 
 def test_an_undefined_figure_has_no_interval():
