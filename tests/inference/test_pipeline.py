@@ -215,7 +215,8 @@ def test_longgenbench_pipeline_with_a_recorded_model_and_judge(shared_data, tmp_
     # both items' CR is 50: no spread, so no interval (never a zero width), and scores.json says why
     assert scores["intervals"]["cr"] is None
     assert scores["interval_notes"]["cr"] == "the items' values do not vary: no variance to estimate"
-    assert scores["interval_method"].startswith("95% studentized bootstrap interval over items (bootstrap-t")  # checks clustered in items
+    # checks clustered in items
+    assert scores["interval_method"].startswith("95% studentized bootstrap interval over items (bootstrap-t")
 
 
 def test_the_lenient_parser_is_opt_in_and_counts_its_rescues(gpt4o_replays, tmp_path):
