@@ -21,6 +21,7 @@ from longform_eval.metric.uncertainty.comparison import difference_figure
 from longform_eval.metric.uncertainty.intervals import figure_spread
 from longform_eval.metric.uncertainty.power import PowerPlan
 from longform_eval.metric.uncertainty.power_simulation import PairedReference, simulated_plan
+from longform_eval.metric.uncertainty.units import UnitTable
 from longform_eval.metric.uncertainty.variance import linearized, rests_on
 
 from ..runner import RunConfig
@@ -78,18 +79,18 @@ def power_reference(args: argparse.Namespace, planned: list[RunConfig]) -> Power
     check_configs(runs, planned)
     figure = reference_figure(runs[0], args.power_figure)
     se, n, paired, df = difference_se(runs, figure)
-    scored = len(aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)[0])
+    tables = aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)
+    scored = len(tables[0])
     strata = len(runs[0].units.design().slices)
     df_share = min(df / (n - strata), 1.0) if df and n > strata else 1.0
-    simulated = paired_reference(runs, figure) if paired and len(runs) == 2 else None
+    simulated = paired_reference(runs, tables, figure) if paired and len(runs) == 2 else None
     share = n / scored if scored else 1.0
     return PowerReference(runs, figure, se, n, paired, share, args.detect, strata, df_share, simulated)
 
 
-def paired_reference(runs: list[ComparedRun], figure: str) -> PairedReference | None:
-    """The two references' paired difference on `figure`, per unit, to simulate planned runs from (None: it rests
-    on one unit per stratum or its derivative is undefined)."""
-    tables = aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)
+def paired_reference(runs: list[ComparedRun], tables: list[UnitTable], figure: str) -> PairedReference | None:
+    """The two references' paired difference on `figure` over their `aligned` tables, per unit, to simulate planned
+    runs from (None: it rests on one unit per stratum or its derivative is undefined)."""
     a, b = (run.benchmark.figures(table)[figure] for run, table in zip(runs, tables, strict=True))
     difference = difference_figure(a, b)
     z = linearized(difference)

@@ -22,12 +22,8 @@ QUANTILES = (np.arange(40) + 0.5) / 40
 
 def stratum_variances(values: np.ndarray, design: Design) -> list[tuple[float, int]]:
     """(variance, df) of the finite values of each stratum holding two or more of them."""
-    found = []
-    for code in range(len(design.stratum_names)):
-        kept = values[(design.strata == code) & np.isfinite(values)]
-        if len(kept) >= 2:
-            found.append((float(kept.var(ddof=1)), len(kept) - 1))
-    return found
+    kept = design.split(values, np.isfinite(values))
+    return [(float(stratum.var(ddof=1)), len(stratum) - 1) for stratum in kept if len(stratum) >= 2]
 
 
 def borrowed_variance(values: np.ndarray, design: Design, slopes_squared: float, rest: float, level: float):

@@ -60,6 +60,10 @@ class Design:
         starts = stops - np.bincount(self.strata)
         return [(int(a), int(b)) for a, b in zip(starts, stops, strict=True) if b > a]
 
+    def split(self, values: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
+        """The `values` of each stratum (in the order of its code), only where `keep`."""
+        return [values[keep & (self.strata == code)] for code in range(len(self.stratum_names))]
+
     def describe(self) -> str:
         """ "prompts, stratified by task" or "items": what a resample draws."""
         what = f"{self.unit}s"

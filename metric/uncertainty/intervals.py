@@ -23,7 +23,7 @@ from .design import Design
 from .figures import Figure
 from .resampling import check_rounds_and_seed, unit_counts
 from .studentized import MIN_UNITS, StudentizedDraws, studentized
-from .variance import Spread, linearized, no_spread_reason, rests_on, spread
+from .variance import Measured, Spread, linearized, no_spread_reason, rests_on, spread
 
 DEFAULT_ROUNDS = 2000
 DEFAULT_SEED = 0
@@ -115,16 +115,10 @@ def studentized_interval(
     """(point - q_high x SE, point - q_low x SE), q the studentized bootstrap's quantiles; point ± t(df) x SE where
     there are no draws."""
     if draws is None:
-        half = quantile(level, found.df) * found.se
-        low, high = point - half, point + half
-    else:
-        below, above = draws.quantiles(level)
-        low, high = point - above * found.se, point - below * found.se
-    low, high, clipped = clip(low, high, bounds)
-    dropped = 0 if draws is None else draws.dropped
-    return Interval(
-        point, low, high, found.se, found.n, 0 if draws is None else rounds, dropped, level, found.df, clipped
-    )
+        return t_interval(point, found.se, found.df, found.n, level, bounds)
+    below, above = draws.quantiles(level)
+    low, high, clipped = clip(point - above * found.se, point - below * found.se, bounds)
+    return Interval(point, low, high, found.se, found.n, rounds, draws.dropped, level, found.df, clipped)
 
 
 def contributions_interval(
@@ -151,27 +145,34 @@ def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVE
     return t_interval(point, se, None, n, level, bounds)
 
 
-def figure_spread(figure: Figure, design: Design) -> tuple[Spread | None, str | None]:
-    """The figure's spread and, where it gets no interval, why."""
+def measured(figure: Figure, design: Design) -> tuple[Measured | None, str | None]:
+    """The figure's contributions and spread and, where it gets no interval, why."""
     design.check_units(figure.n_units, "figure")
     if figure.point() is None:
         return None, "the figure is undefined on these units"
     z = linearized(figure)
     if z is None:
         return None, "the figure's derivative is undefined on these units"
-    found = spread(z, rests_on(figure), design)
-    return found, no_spread_reason(found, design)
+    rests = rests_on(figure)
+    found = spread(z, rests, design)
+    return Measured(z, rests, found), no_spread_reason(found, design)
+
+
+def figure_spread(figure: Figure, design: Design) -> tuple[Spread | None, str | None]:
+    """The figure's spread and, where it gets no interval, why."""
+    found, reason = measured(figure, design)
+    return (None if found is None else found.spread), reason
 
 
 def figure_interval(
     figure: Figure, design: Design, level: float, bounds: Bounds, rounds: int, seed: int
 ) -> tuple[Interval | None, StudentizedDraws | None]:
     """The figure's interval and its studentized draws (None: it gets none, `figure_spread` says why)."""
-    found, reason = figure_spread(figure, design)
-    point, z = figure.point(), linearized(figure)
-    if found is None or reason is not None or point is None or z is None:
+    found, reason = measured(figure, design)
+    point = figure.point()
+    if found is None or reason is not None or point is None:
         return None, None
-    return contributions_interval(point, found, z, rests_on(figure), design, level, bounds, rounds, seed)
+    return contributions_interval(point, found.spread, found.z, found.rests, design, level, bounds, rounds, seed)
 
 
 def interval_reasons(figures: Mapping[str, Figure], design: Design) -> dict[str, str | None]:

@@ -54,8 +54,7 @@ class PairedReference:
     def of(cls, z: np.ndarray, rests: np.ndarray, design: Design) -> PairedReference:
         """From a difference's linearized contributions `z` over the units in `rests` (strata of one unit dropped:
         they have no spread to draw from)."""
-        groups = [z[rests & (design.strata == code)] for code in range(len(design.stratum_names))]
-        moves = [len(g) * (g - g.mean()) for g in groups if len(g) >= 2]
+        moves = [len(g) * (g - g.mean()) for g in design.split(z, rests) if len(g) >= 2]
         if not moves:
             raise ValueError("the reference difference rests on one unit per stratum: nothing to simulate from")
         return cls(moves, design)

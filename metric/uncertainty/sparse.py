@@ -20,7 +20,7 @@ from .design import Design
 from .figures import Figure
 from .intervals import DEFAULT_LEVEL, Bounds, Interval, contributions_interval
 from .judge_noise import influence
-from .variance import Spread, linearized, no_spread_reason, rests_on, spread
+from .variance import Measured, Spread, linearized, no_spread_reason, rests_on, spread
 
 METHOD = (
     "; a {stratum} with one scored {unit} among larger ones borrows a variance from the others (the one at which the "
@@ -39,9 +39,9 @@ def sparse_strata(design: Design, scored: np.ndarray) -> bool:
 
 def borrowed_spread(
     figure: Figure, slopes: np.ndarray, values: np.ndarray, design: Design, level: float = DEFAULT_LEVEL
-) -> Spread | None:
-    """`figure`'s spread with each one-unit stratum's part borrowed; `values` the per-unit values whose within-stratum
-    variances are borrowed from (NaN: unscored), `slopes` the figure's derivative in each."""
+) -> Measured | None:
+    """`figure`'s contributions and spread with each one-unit stratum's part borrowed; `values` the per-unit values
+    whose within-stratum variances are borrowed from (NaN: unscored), `slopes` the figure's derivative in each."""
     z = linearized(figure)
     if z is None:
         return None
@@ -51,9 +51,9 @@ def borrowed_spread(
     slopes_squared = float((slopes[alone] ** 2).sum())
     per_unit, df = borrowed_variance(values, design, slopes_squared, spread(z, rests, design).variance, level)
     found = spread(z, rests, design, (per_unit * slopes_squared, df))
-    if not alone.any() or found.strata == found.singletons:
-        return found
-    return Spread(found.variance, found.df, found.n, found.strata, 0, found.borrowed)  # none left unmeasured
+    if alone.any() and found.strata != found.singletons:
+        found = Spread(found.variance, found.df, found.n, found.strata, 0, found.borrowed)  # none left unmeasured
+    return Measured(z, rests, found)
 
 
 def pooled_interval(
@@ -64,8 +64,7 @@ def pooled_interval(
     bounds: Bounds = None,
 ) -> tuple[Interval | None, str | None]:
     """The figure `build(values)` with its interval (Student's t where a one-unit stratum borrows the pooled
-    variance); with the
-    reason where it has none. `design` the units' strata (None: one stratum)."""
+    variance); with the reason where it has none. `design` the units' strata (None: one stratum)."""
     values = np.asarray(values, dtype=float)
     design = design or Design.simple(len(values))
     figure = build(values)
@@ -73,17 +72,10 @@ def pooled_interval(
     found = None if point is None or slopes is None else borrowed_spread(figure, slopes, values, design, level)
     if found is None:
         return None, "the figure is undefined on these units"
-    reason = no_spread_reason(found, design)
+    reason = no_spread_reason(found.spread, design)
     if reason is not None or point is None:
         return None, reason
-    return borrowed_interval(figure, point, found, design, level, bounds)[0], None
-
-
-def borrowed_interval(figure: Figure, point: float, found: Spread, design: Design, level: float, bounds: Bounds):
-    """The interval on the borrowed spread (the t interval where a part is borrowed)."""
-    z = linearized(figure)
-    assert z is not None  # borrowed_spread found a spread, so the derivative is defined
-    return contributions_interval(point, found, z, rests_on(figure), design, level, bounds)
+    return contributions_interval(point, found.spread, found.z, found.rests, design, level, bounds)[0], None
 
 
 def pooled_method(design: Design) -> str:
@@ -110,9 +102,9 @@ def pooled_difference(
     )
     if found is None:
         return None, "the difference is undefined on these units"
-    reason = no_spread_reason(found, design)
+    reason = no_spread_reason(found.spread, design)
     if reason is not None or point is None:
         return None, reason
     both = np.any(a.columns != 0, axis=1) & np.any(b.columns != 0, axis=1)
-    found_interval, draws = borrowed_interval(figure, point, found, design, level, bounds)
+    found_interval, draws = contributions_interval(point, found.spread, found.z, found.rests, design, level, bounds)
     return difference_from(found_interval, int(both.sum()), draws), None

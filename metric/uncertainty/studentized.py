@@ -81,8 +81,7 @@ class StudentizedDraws:
 def studentized(z: np.ndarray, rests: np.ndarray, design: Design, rounds: int, seed: int) -> StudentizedDraws | None:
     """The bootstrap t over `rounds` seeded resamples of the units in `rests`. None where the figure rests on fewer
     than MIN_UNITS units in strata of two or more."""
-    groups = [z[rests & (design.strata == code)] for code in range(len(design.stratum_names))]
-    groups = [values - values.mean() for values in groups if len(values) >= 2]
+    groups = [values - values.mean() for values in design.split(z, rests) if len(values) >= 2]
     if sum(len(values) for values in groups) < MIN_UNITS:
         return None
     moved, variance, varies = (np.empty(rounds), np.empty(rounds), np.empty(rounds, dtype=bool))

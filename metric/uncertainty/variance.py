@@ -59,6 +59,15 @@ class Spread:
         return float(np.sqrt(self.variance))
 
 
+@dataclass(frozen=True)
+class Measured:
+    """A figure's linearized contributions `z`, the units it rests on, and its spread over them."""
+
+    z: np.ndarray
+    rests: np.ndarray
+    spread: Spread
+
+
 def satterthwaite(parts: list[float], dfs: list[float]) -> float:
     """Welch-Satterthwaite degrees of freedom of a sum of independent variance parts."""
     total = sum(parts)
@@ -69,8 +78,7 @@ def satterthwaite(parts: list[float], dfs: list[float]) -> float:
 def stratum_parts(z: np.ndarray, rests: np.ndarray, design: Design) -> tuple[list[float], list[float], int, int]:
     """Per stratum of two or more units its variance part and df; also the strata used and those with one unit."""
     parts, dfs, strata, singletons = [], [], 0, 0
-    for code in range(len(design.stratum_names)):
-        values = z[rests & (design.strata == code)]
+    for values in design.split(z, rests):
         n_h = len(values)
         if n_h == 0:
             continue
