@@ -6,7 +6,14 @@ from typing import Any
 
 from ..benchmarks import create_benchmark
 from ..runner import RunConfig
-from .config_build import backend_spec, check_model_found, checked_parser, constrained_judge, judge_samples
+from .config_build import (
+    backend_spec,
+    check_model_found,
+    checked_parser,
+    constrained_judge,
+    judge_samples,
+    overridden,
+)
 from .settings import RunSettings
 
 
@@ -19,8 +26,9 @@ def judge_changes(stored: RunConfig, judge: str | None, settings: RunSettings, g
         changes["judge"] = spec.model_dump(mode="json")
     if spec or "constrained_judge" in given:
         changes["constrained_judge"] = constrained_judge(settings.constrained_judge, spec or stored.judge)
-    update = {"max_new_tokens": settings.judge_max_new_tokens, "temperature": settings.judge_temperature}
-    generation = stored.judge_generation.model_copy(update={k: v for k, v in update.items() if v is not None})
+    generation = overridden(
+        stored.judge_generation, max_new_tokens=settings.judge_max_new_tokens, temperature=settings.judge_temperature
+    )
     if generation != stored.judge_generation:
         changes["judge_generation"] = generation.model_dump(mode="json")
     if settings.judge_samples or generation != stored.judge_generation:
