@@ -111,7 +111,7 @@ def calibrate_run(run: RunLabels, labels: HumanLabels, level: float = 0.95, seed
         scale = "0..1 (a fraction; shown as a percentage)"
     else:
         matched, left = checklist_matches(run, labels)
-        figure = calibrate_overall(run.rows, matched, level)
+        figure = calibrate_overall(run.rows, matched, level, seed)
         scale = "-300..100"
     return {
         "run": str(run.folder),

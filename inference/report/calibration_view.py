@@ -66,14 +66,15 @@ def agreement_lines(figure: dict[str, Any]) -> list[str]:
     if rows.get("pearson_r") is not None:
         return [
             "",
-            f"Judge vs human row scores on {figure.get('n_human')} annotations: Pearson r {rows['pearson_r']:.3f}, "
-            f"mean judge - human {rows['mean_difference']:+.2f}.",
+            f"Judge vs human row scores on {figure.get('n_human')} annotations: Pearson r {rows['pearson_r']:.3f}"
+            f"{span(rows.get('pearson_r_interval'))}, mean judge - human {rows['mean_difference']:+.2f}"
+            f"{span(rows.get('mean_difference_interval'), '.2f')}.",
         ]
     return []
 
 
-def span(interval: list[float] | None) -> str:
-    return "" if not interval else f" [{interval[0]:.3f}, {interval[1]:.3f}]"
+def span(interval: list[float] | None, digits: str = ".3f") -> str:
+    return "" if not interval else f" [{interval[0]:{digits}}, {interval[1]:{digits}}]"
 
 
 def print_calibration_view(folders: Iterable[str | Path]) -> None:

@@ -12,28 +12,31 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
+from ..helloeval.uncertainty import OFFSET, SCALE
 from .combine import combined, rescaled
-from .ppi import DEFAULT_LEVEL, Estimate, classical_mean, ppi_mean
+from .ppi import DEFAULT_LEVEL, Estimate, classical_mean, clusters_of, ppi_mean
 from .result import MIN_MATCHED, Calibrated, too_few
+from .row_agreement import row_agreement
 
-SCALE, OFFSET = 4.0, -300.0  # (m - 75) * 4
 STRATIFIED = "stratified by task: per task PPI++ (its own lam), the overall the mean of the task scores"
 POOLED = "pooled over rows (no task stratification: {why}); the figure weighs tasks by their number of rows"
 
 
 def calibrate_overall(
-    judge: Mapping[str, tuple[str, float]], human: Sequence[tuple[str, float]], level: float = DEFAULT_LEVEL
+    judge: Mapping[str, tuple[str, float]],
+    human: Sequence[tuple[str, float]],
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
 ) -> Calibrated:
-    """`judge`: row id -> (task, the judge's row score); `human`: (row id, a human row score) on rows of `judge`."""
+    """`judge`: row id -> (task, the judge's row score); `human`: (row id, a human row score) on rows of `judge`.
+    `seed`: the bootstrap's, for the interval of the judge-human correlation (`row_agreement`)."""
     unknown = sorted({row for row, _ in human} - set(judge))
     if unknown:
         raise ValueError(f"{len(unknown)} human annotations name rows the judge did not score (first: {unknown[0]})")
     tasks = sorted({task for task, _ in judge.values()})
     judge_only = combined([judge_mean(judge, task, level) for task in tasks], "judge-only", level, SCALE, OFFSET)
     labelled = {row for row, _ in human}
-    extra = {"strata": tasks, "row_agreement": row_agreement(judge, human)}
+    extra = {"strata": tasks, "row_agreement": row_agreement(judge, human, level, seed)}
     common = {"n_human": len(human), "n_judge": len(judge), "extra": extra}
     reason = too_few(len(human), len(labelled))
     if reason is not None:
@@ -88,24 +91,6 @@ def task_estimates(
     rest = [score for row, (t, score) in judge.items() if t == task and row not in labelled]
     human_only = classical_mean(values, "human-only", level, clusters_of(rows))
     return human_only, ppi_mean(values, judged, rest, level, clusters=clusters_of(rows))
-
-
-def clusters_of(rows: Sequence[tuple[str, float]]) -> list[str] | None:
-    """The row of each annotation when a row has several (they are clustered on it); None when each has one."""
-    ids = [row for row, _ in rows]
-    return ids if len(set(ids)) < len(ids) else None
-
-
-def row_agreement(
-    judge: Mapping[str, tuple[str, float]], human: Sequence[tuple[str, float]]
-) -> dict[str, float | None]:
-    """How the judge's row scores follow the humans' on the annotated rows: Pearson's r and the mean difference."""
-    if len(human) < 2:
-        return {"pearson_r": None, "mean_difference": None}
-    h = np.array([score for _, score in human])
-    j = np.array([judge[row][1] for row, _ in human])
-    r = float(np.corrcoef(h, j)[0, 1]) if h.std() > 0 and j.std() > 0 else None
-    return {"pearson_r": r, "mean_difference": float(np.mean(j - h))}
 
 
 __all__ = ["calibrate_overall"]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .ppi import DEFAULT_LEVEL, Estimate, normal_interval
+from .ppi import DEFAULT_LEVEL, Estimate, normal_bounds
 
 
 def combined(
@@ -21,7 +21,7 @@ def combined(
         raise ValueError(f"{method}: no strata")
     estimate = scale * float(np.mean([part.estimate for part in parts])) + offset
     se = abs(scale) * float(np.sqrt(sum(part.se**2 for part in parts))) / len(parts)
-    low, high = normal_interval(estimate, se, level)
+    low, high = normal_bounds(estimate, se, level)
     n_human, n_judge = sum(p.n_human for p in parts), sum(p.n_judge for p in parts)
     return Estimate(method, estimate, low, high, se, n_human, n_judge)
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from ..pairwise.outcomes import as_outcome
 from ..pairwise.uncertainty import WIN_VALUE
 from .agreement import agreement, agreement_intervals
-from .ppi import DEFAULT_LEVEL, classical_mean, ppi_mean
+from .ppi import DEFAULT_LEVEL, classical_mean, clusters_of, ppi_mean
 from .result import Calibrated, too_few
 
 WIN_RATE_NOTE = "win rate: A better 1, B better 0, equally good and equally bad 0.5 each (the package's rule)"
@@ -39,7 +39,7 @@ def calibrate_win_rate(
     reason = too_few(len(human), len(labelled))
     if reason is not None:
         return Calibrated("win_rate", judge_only, None, None, absent=reason, extra=extra, **common)
-    clusters = [item for item, _ in human] if len(labelled) < len(human) else None  # one label per item: iid
+    clusters = clusters_of(human)  # None where each item has one label (iid)
     values = [win_value(outcome) for _, outcome in human]
     human_only = classical_mean(values, "human-only", level, clusters=clusters)
     if len(rest) < 2:

@@ -8,11 +8,13 @@ and the labelled and unlabelled sets are still taken as independent samples.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+
+from ..uncertainty.intervals import quantile
 
 DEFAULT_LEVEL = 0.95
 
@@ -61,9 +63,16 @@ def mean_covariance(a: np.ndarray, b: np.ndarray, clusters: ArrayLike | None = N
     return (mean_variance(a + b, clusters) - mean_variance(a - b, clusters)) / 4
 
 
-def normal_interval(estimate: float, se: float, level: float) -> tuple[float, float]:
-    z = float(stats.norm.ppf(0.5 + level / 2))
+def normal_bounds(estimate: float, se: float, level: float) -> tuple[float, float]:
+    """estimate ± z * se (the bounds only; `uncertainty.intervals.normal_interval` makes an `Interval`)."""
+    z = quantile(level, None)
     return estimate - z * se, estimate + z * se
+
+
+def clusters_of(labels: Sequence[tuple[str, object]]) -> list[str] | None:
+    """The unit of each label when a unit has several (they are clustered on it); None when each has one."""
+    ids = [unit for unit, _ in labels]
+    return ids if len(set(ids)) < len(ids) else None
 
 
 def classical_mean(
@@ -74,7 +83,7 @@ def classical_mean(
     if len(values) == 0:
         raise ValueError(f"{method}: no labels")
     estimate, se = float(values.mean()), float(np.sqrt(mean_variance(values, clusters)))
-    low, high = normal_interval(estimate, se, level)
+    low, high = normal_bounds(estimate, se, level)
     n_human, n_judge = (len(values), 0) if method == "human-only" else (0, len(values))
     return Estimate(method, estimate, low, high, se, n_human, n_judge)
 
@@ -126,5 +135,5 @@ def ppi_mean(
     estimate = float(lam * rest.mean() + (y - lam * f).mean())
     variance = lam**2 * mean_variance(rest, rest_clusters) + mean_variance(y - lam * f, clusters)
     se = float(np.sqrt(variance))
-    low, high = normal_interval(estimate, se, level)
+    low, high = normal_bounds(estimate, se, level)
     return Estimate("ppi++", estimate, low, high, se, len(y), len(y) + len(rest), lam)

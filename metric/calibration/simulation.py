@@ -13,8 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pairwise import win_value
-
 OUTCOMES = ("A", "B", "equally_good", "equally_bad")
 HUMAN_SHARES = (0.30, 0.40, 0.15, 0.15)
 TRUE_WIN_RATE = HUMAN_SHARES[0] + 0.5 * (HUMAN_SHARES[2] + HUMAN_SHARES[3])  # 0.45
@@ -28,9 +26,6 @@ class Simulated:
     judge: dict[str, str]
     human: dict[str, str]
     truth: float
-
-    def judge_win_rate(self) -> float:
-        return float(np.mean([win_value(o) for o in self.judge.values()]))
 
 
 def simulate(n_items: int, n_human: int, seed: int, faithful: float = FAITHFUL) -> Simulated:
