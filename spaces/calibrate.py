@@ -20,7 +20,7 @@ from longform_eval.inference.calibration import (
     write_calibrated,
 )
 from longform_eval.inference.calibration.labels import add_record
-from longform_eval.inference.calibration.sources import SQLITE_HEADER
+from longform_eval.inference.calibration.sources import is_sqlite
 from longform_eval.inference.hub.sources import hub_or_local_path, is_hub_path
 from longform_eval.inference.report.calibration_view import calibration_lines
 
@@ -71,11 +71,6 @@ def human_labels(source: str | Path) -> HumanLabels:
     for number, annotation in enumerate(store.annotations(), 1):
         add_record(labels, annotation, str(path), f"annotation {number}")
     return labels
-
-
-def is_sqlite(path: Path) -> bool:
-    with path.open("rb") as file:
-        return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
 def run_calibrate(args: argparse.Namespace) -> int:

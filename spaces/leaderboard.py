@@ -45,9 +45,9 @@ from .board_text import (
     unranked_note,
 )
 from .board_text import kappa as kappa_text
-from .run_names import judged_pairs, model_name, read_scores, run_name
+from .run_names import RunFile, model_name, read_run_file, run_file_pairs, run_name
 from .safe_markdown import inert_text
-from .standings import ROUNDS, SEED, Score, agreement_scores, score_of, standings
+from .standings import ROUNDS, SEED, Score, agreement_scores, human_battles, score_of, standings
 from .storage import OUTCOMES, Vote
 
 JUDGE = "llm-judge"
@@ -65,10 +65,6 @@ HUMAN_NOTE = "Human votes rated by Elo (K=4, 20 shuffles) and Bradley-Terry with
 JUDGE_NOTE = "The LLM judge's verdicts on the same comparisons, rated the same way (apart from the votes)."
 ANNOTATOR_NOTE = "Quality control per annotator (GSB against the others, gold misses)."
 RUN_NOTE = "The run folders' own scores, by their LLM judge (not by the votes)."
-
-
-def human_battles(votes: Sequence[Vote]) -> list[Battle]:
-    return [Battle(v.model_a, v.model_b, Outcome(v.outcome), v.annotator, v.item_id) for v in votes]
 
 
 def judge_battles(votes: Sequence[Vote]) -> list[Battle]:
@@ -176,12 +172,12 @@ def win_rate_figure(battles: Sequence[Battle], title: str = "human votes") -> Fi
     return figure
 
 
-def run_scores(folders: Sequence[Path]) -> list[list]:
+def run_scores(files: Sequence[RunFile]) -> list[list]:
     """One row per run folder with a scores.json: its name (model · benchmark), judge, and its benchmark's own
     headline figure (`Benchmark.headline`)."""
     rows = []
-    for folder in folders:
-        s = read_scores(folder)
+    for found in files:
+        s = found.scores
         if s is None:
             continue
         try:
@@ -246,9 +242,10 @@ def compute_board(votes: Sequence[Vote], runs: Sequence[Path] = (), bootstrap: i
     humans = human_battles(votes)
     labels = {m for v in votes for m in (v.model_a, v.model_b)}
     bt = bradley_terry(humans, bootstrap=bootstrap, seed=0) if humans else None
-    rows = standings(votes, judged_pairs(runs, labels), bootstrap=bootstrap, ratings=bt)
+    files = [read_run_file(folder) for folder in runs]
+    rows = standings(votes, run_file_pairs(files, labels), bootstrap=bootstrap, ratings=bt)
     human, judge = ratings_table(humans, bootstrap, bt), ratings_table(judge_battles(votes), bootstrap)
-    annotators, scores = annotator_table(humans), run_scores(runs)
+    annotators, scores = annotator_table(humans), run_scores(files)
     return Board(
         len(votes),
         summary_text(agreement_summary(votes)),

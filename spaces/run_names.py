@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from longform_eval.inference.calibration.runs import PAIRWISE, read_run_labels
+from longform_eval.inference.calibration.runs import PAIRWISE, run_labels
+from longform_eval.inference.report.scores_file import load_scores
 
 from .records import OUTCOMES
 from .standings import JudgedPair
@@ -68,15 +70,41 @@ def read_scores(folder: Path) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
+@dataclass(frozen=True)
+class RunFile:
+    """A run folder's scores.json, read once for the whole board: `scores` as `read_scores` reads it (None when
+    unreadable), `checked` the same document when it also passed `load_scores`'s checks (else None)."""
+
+    folder: Path
+    scores: dict[str, Any] | None
+    checked: dict[str, Any] | None
+
+
+def read_run_file(folder: Path) -> RunFile:
+    try:
+        scores = load_scores(folder)
+    except (OSError, ValueError):  # not scored yet or a damaged scores.json: listed as read, never judged
+        return RunFile(folder, read_scores(folder), None)
+    return RunFile(folder, scores, scores)
+
+
 def judged_pairs(folders: Iterable[Path], labels: Collection[str] = ()) -> list[JudgedPair]:
     """The judge's verdicts of every pairwise run folder among `folders` on its model against its baseline, read as
     `calibrate` reads them (scores.json checked, the benchmark's `pairwise_battles`), under the names the arena gives
     them (`labels`: the model with the folder's name appended when that name was taken)."""
+    return run_file_pairs([read_run_file(folder) for folder in folders], labels)
+
+
+def run_file_pairs(files: Iterable[RunFile], labels: Collection[str] = ()) -> list[JudgedPair]:
+    """`judged_pairs` of run folders already read."""
     pairs = []
-    for folder in folders:
+    for found in files:
+        if found.checked is None:
+            continue
+        folder = found.folder
         try:
-            run = read_run_labels(folder)
-        except (OSError, ValueError):  # not scored yet, a damaged scores.json, or a benchmark without pairs: none
+            run = run_labels(folder, found.checked)
+        except (OSError, ValueError):  # a benchmark without pairs: none
             continue
         if run.kind != PAIRWISE or not run.baseline:
             continue

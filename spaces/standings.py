@@ -74,6 +74,10 @@ class Standing:
     calibrated: Estimate | None
 
 
+def human_battles(votes: Sequence[Vote]) -> list[Battle]:
+    return [Battle(v.model_a, v.model_b, Outcome(v.outcome), v.annotator, v.item_id) for v in votes]
+
+
 def value_for(model: str, model_a: str, model_b: str, outcome: str | None) -> float:
     """The comparison's win value for `model` (1 / 0.5 / 0), NaN when it is not in it or the outcome is no verdict."""
     if outcome not in OUTCOMES or model not in (model_a, model_b):
@@ -109,24 +113,22 @@ def standings(
     human = {m: mean([value_for(m, v.model_a, v.model_b, v.outcome) for v in votes]) for m in models}
     judge = {m: mean([value_for(m, v.model_a, v.model_b, v.judge_outcome) for v in votes]) for m in models}
     found = intervals({**human, **{f"judge {m}": f for m, f in judge.items()}}, design, rounds, SEED)
-    counts = {m: sum(m in (v.model_a, v.model_b) for v in votes) for m in models}
-    ranked = [m for m in models if counts[m] >= min_votes]
+    theirs = {m: [v for v in votes if m in (v.model_a, v.model_b)] for m in models}
+    ranked = [m for m in models if len(theirs[m]) >= min_votes]
     ranks = rank_ranges({m: human[m] for m in ranked}, design, rounds, SEED) if ranked else {}
-    bt = ratings or bradley_terry(
-        [Battle(v.model_a, v.model_b, Outcome(v.outcome), v.annotator, v.item_id) for v in votes], bootstrap, SEED
-    )
+    bt = ratings or bradley_terry(human_battles(votes), bootstrap, SEED)
     voted = {pair_key(v.item_id, v.model_a, v.model_b) for v in votes}
     rest = [p for p in judge_only if pair_key(p.item_id, p.model_a, p.model_b) not in voted]
     rows = []
     for m in models:
-        mine = [v for v in votes if m in (v.model_a, v.model_b)]
+        mine = theirs[m]
         judged = [v for v in mine if v.judge_outcome in OUTCOMES]
         agreed, kappa = agreement_scores(judged)
         rows.append(
             Standing(
                 model=m,
                 benchmarks=tuple(sorted({benchmark_of(v.item_id) for v in mine})),
-                votes=counts[m],
+                votes=len(mine),
                 win_rate=score_of(human[m], found[m]),
                 rank=ranks.get(m),
                 rating=Score(bt.ratings[m], bt.lower[m], bt.upper[m]),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..benchmarks import create_benchmark
 from ..report.scores_file import load_scores
@@ -46,7 +47,12 @@ class RunLabels:
 
 def read_run_labels(folder: Path) -> RunLabels:
     """Raises DamagedFile (scores.json fails its checks) or NotCalibratable (a benchmark without such figures)."""
-    scores = load_scores(folder)
+    return run_labels(folder, load_scores(folder))
+
+
+def run_labels(folder: Path, scores: dict[str, Any]) -> RunLabels:
+    """The labels of the run in `folder`, whose scores.json `scores` passed `load_scores`'s checks; raises
+    NotCalibratable (a benchmark without such figures)."""
     benchmark = create_benchmark(scores["benchmark"], scores.get("config"))
     common = {
         "folder": folder,
@@ -70,4 +76,4 @@ def read_run_labels(folder: Path) -> RunLabels:
     )
 
 
-__all__ = ["CHECKLISTS", "PAIRWISE", "NotCalibratable", "RunLabels", "read_run_labels"]
+__all__ = ["CHECKLISTS", "PAIRWISE", "NotCalibratable", "RunLabels", "read_run_labels", "run_labels"]

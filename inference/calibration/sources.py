@@ -37,10 +37,15 @@ def read_human_labels(source: str | Path) -> HumanLabels:
         raise FileNotFoundError(f"{name}: no such file or folder")
     if path.is_dir():
         return read_label_folder(path, name)
-    with path.open("rb") as file:
-        if file.read(len(SQLITE_HEADER)) == SQLITE_HEADER:
-            raise SourceError(name, None, None, "an SQLite database: give it to `longform-eval calibrate --human`")
+    if is_sqlite(path):
+        raise SourceError(name, None, None, "an SQLite database: give it to `longform-eval calibrate --human`")
     return read_label_file(path, name)
+
+
+def is_sqlite(path: Path) -> bool:
+    """Whether the file `path` begins as an SQLite database does."""
+    with path.open("rb") as file:
+        return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
 def label_files(folder: Path) -> list[Path]:
@@ -60,4 +65,4 @@ def read_label_folder(folder: Path, name: str) -> HumanLabels:
     return labels
 
 
-__all__ = ["SQLITE_HEADER", "read_human_labels", "read_label_folder"]
+__all__ = ["SQLITE_HEADER", "is_sqlite", "read_human_labels", "read_label_folder"]

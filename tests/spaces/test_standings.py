@@ -4,8 +4,10 @@ and names by model and benchmark; over synthetic votes and over judged pairwise 
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import shutil
 from dataclasses import replace
 
 import pytest
@@ -218,6 +220,17 @@ def test_a_judged_pairwise_run_gives_the_judge_only_comparisons_and_the_calibrat
         "replay:strong · tencentllmeval:en",
         f"{REFERENCE} · tencentllmeval:en",
     }
+
+
+def test_a_run_whose_scores_fail_the_checks_is_listed_but_not_judged(judged, tmp_path):
+    (folder, _), _ = judged
+    damaged = tmp_path / "damaged"
+    shutil.copytree(folder, damaged)
+    scores = json.loads((damaged / "scores.json").read_text(encoding="utf-8"))
+    (damaged / "scores.json").write_text(json.dumps({**scores, "judge_samples": 0}), encoding="utf-8")
+    assert judged_pairs([damaged]) == []  # judge_samples must be at least 1: refused as `calibrate` refuses it
+    board = compute_board([], [folder, damaged], bootstrap=10)
+    assert [row[0] for row in board.runs] == ["replay:strong · tencentllmeval:en"] * 2
 
 
 def test_the_annotate_tab_is_hidden_without_checklists(judged, small_pool, tmp_path):
