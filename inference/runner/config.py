@@ -12,7 +12,8 @@ from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES
 from .schema import SCHEMA_VERSION, config_hash
 
 # judge_samples: raising it adds samples beside the old ones, lowering it leaves some unused; neither changes a record.
-IGNORED_ON_RESUME = {"package_version", "engine", "judge_engine", "judge_samples"}
+# name and judge_name are labels for people: renaming a run changes no record.
+IGNORED_ON_RESUME = {"package_version", "engine", "judge_engine", "judge_samples", "name", "judge_name"}
 ROLES = ("model", "judge")  # the backend specs, compared without their output-neutral options
 # What only the judgements depend on: these bind once a judgement is written, the other fields once a generation is.
 JUDGE_FIELDS = {
@@ -62,6 +63,18 @@ class RunConfig(BaseModel):
     parser: str = "upstream"
     strip_think: bool = True
     package_version: str = ""
+    name: str | None = None  # the model's display name (`--name`), shown in place of `model_id`
+    judge_name: str | None = None  # the judge's display name (`--judge-name`), shown in place of its BACKEND:MODEL
+
+    @property
+    def model_label(self) -> str:
+        """The model as people read it: its display name, else `model_id`."""
+        return self.name or self.model_id
+
+    @property
+    def judge_label(self) -> str | None:
+        """The judge as people read it: its display name, else its BACKEND:MODEL (None without a judge)."""
+        return self.judge_name or (self.judge.name if self.judge else None)
 
     @property
     def model_id(self) -> str:
