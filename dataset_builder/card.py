@@ -9,20 +9,20 @@ longform-eval, `metric/<metric>`.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import datasets
 import jinja2
-from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from longform_eval.registry import dataset_declarations
 
 from .hub import checked_repo_id
 from .tables import SPLIT, ConfigTable
+
+if TYPE_CHECKING:  # datasets is imported when a card is rendered: importing the builders stays light
+    import datasets
 
 FOLDER_PLACEHOLDER = "path/to/{dataset}"
 CHECKOUT_METRIC = "metric/{metric}"
@@ -80,14 +80,6 @@ class CardRepo:
         return f"{self.repo_id.split('/')[0]}/{name}"
 
 
-def card_repo_id(text: str) -> str:
-    """argparse type of `build --repo-id`: a repo id ORG/NAME (huggingface_hub's rules), else one clear error."""
-    try:
-        return checked_repo_id(text, "it")  # argparse names the option: "argument --repo-id: it must be ..."
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
 def size_category(num_rows: int) -> str:
     for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K")):
         if num_rows < bound:
@@ -127,6 +119,8 @@ def render_card(
         configs=config_entries(tables, card.default_config),
         **{key: value for key, value in licence_names.items() if value is not None},
     )
+    from datasets.info import DatasetInfosDict
+
     DatasetInfosDict(infos).to_dataset_card_data(card_data)
     package, template = card_template(repo.dataset, card.template)
     body = (

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from longform_eval.common.arg_types import source_folder
 
-from .card import card_repo_id
-from .hub import push_to_hub, upload_plan
+from .hub import card_repo_id, push_to_hub, upload_plan
 from .longgenbench_generator import PER_SCENARIO
 from .registry import BUILDERS, build
 

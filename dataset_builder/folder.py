@@ -7,16 +7,17 @@ import importlib.metadata
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-
-import datasets
-from datasets.utils import logging as datasets_logging
+from typing import TYPE_CHECKING
 
 from longform_eval.common.errors import OutputFolderError
 from longform_eval.common.owned import listed_files, read_listing, remove_listed, shown, unlisted_entries, write_listing
 from longform_eval.common.staging import remove_dead_staging, retired_path, staging_folder
 
-from .card import CardRepo, CardSpec, render_card
-from .tables import SPLIT, ConfigTable
+if TYPE_CHECKING:  # datasets (about a second) is imported by the functions that build a folder
+    import datasets
+
+    from .card import CardRepo, CardSpec
+    from .tables import ConfigTable
 
 MARKER = ".longform-eval-build.json"
 DISTRIBUTION = "longform-eval"
@@ -37,6 +38,8 @@ def write_dataset_folder(
     `repo` names the repo the card's code loads from (default: a placeholder for the local folder, see `card`).
     Staging folders of `out` left by killed builds are removed first (see `staging`).
     """
+    from .card import CardRepo, render_card
+
     out = check_output_folder(out, dataset, overwrite, keep)
     out.parent.mkdir(parents=True, exist_ok=True)
     remove_dead_staging(out, MARKER)
@@ -55,6 +58,11 @@ def write_dataset_folder(
 
 
 def write_table(folder: Path, table: ConfigTable) -> datasets.DatasetInfo:
+    import datasets
+    from datasets.utils import logging as datasets_logging
+
+    from .tables import SPLIT
+
     path = folder / table.data_path
     path.parent.mkdir(parents=True, exist_ok=True)
     dataset = table.to_dataset()

@@ -3,12 +3,11 @@ responses of seven models released upstream (config `released_responses`, joined
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from longform_eval.common.errors import SourceError
 from longform_eval.common.records import UniqueIds, read_jsonl, require, require_count, require_strings
@@ -16,10 +15,13 @@ from longform_eval.common.records import UniqueIds, read_jsonl, require, require
 from .card import CardRepo, CardSpec
 from .counts import CountCheck
 from .folder import check_output_folder, write_dataset_folder
-from .hellobench_released import RELEASED_CONFIG, RELEASED_FEATURES, released_rows, released_summary
+from .hellobench_released import RELEASED_CONFIG, released_features, released_rows, released_summary
 from .hellobench_weights import load_weights
 from .sources import Upstream, resolve_source
 from .tables import ConfigTable
+
+if TYPE_CHECKING:
+    import datasets
 
 NAME = "hellobench"
 UPSTREAM = Upstream("Quehry/HelloBench", "d403282968b0a61a4963a73c631d3fc1318f17d7")
@@ -37,20 +39,26 @@ PUBLISHED_ROWS = {
 PUBLISHED_LENGTH_ROWS = 123
 DEFAULT_CONFIG = "all"  # every main row: the benchmark as the paper scores it
 
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "task": datasets.Value("string"),
-        "subcategory": datasets.Value("string"),
-        "instruction": datasets.Value("string"),
-        "checklists": datasets.List(datasets.Value("string")),
-        "checklist_weights": datasets.List(datasets.Value("float64")),
-        "num_checklist": datasets.Value("int32"),
-        "raw_text": datasets.Value("string"),
-        "requirements": datasets.List(datasets.Value("string")),
-        "length_constraint": datasets.Value("int32"),
-    }
-)
+
+@functools.cache
+def features() -> datasets.Features:
+    """The config's schema (datasets is imported here, when a folder is built: reading the rows needs none)."""
+    import datasets
+
+    return datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "task": datasets.Value("string"),
+            "subcategory": datasets.Value("string"),
+            "instruction": datasets.Value("string"),
+            "checklists": datasets.List(datasets.Value("string")),
+            "checklist_weights": datasets.List(datasets.Value("float64")),
+            "num_checklist": datasets.Value("int32"),
+            "raw_text": datasets.Value("string"),
+            "requirements": datasets.List(datasets.Value("string")),
+            "length_constraint": datasets.Value("int32"),
+        }
+    )
 
 
 def task_file(source: Path, task: str) -> Path:
@@ -130,17 +138,17 @@ def build_tables(source: Path, weights_path: Path | None = None, counts: CountCh
         path = task_file(source, task)
         per_task[task] = read_rows(path, task, weights, main_ids)
         counts.expect(path, "rows", PUBLISHED_ROWS[task], len(per_task[task]))
-    tables = [ConfigTable(task, rows, FEATURES) for task, rows in per_task.items()]
-    tables.append(ConfigTable("all", [row for rows in per_task.values() for row in rows], FEATURES))
+    tables = [ConfigTable(task, rows, features()) for task, rows in per_task.items()]
+    tables.append(ConfigTable("all", [row for rows in per_task.values() for row in rows], features()))
     for length in LENGTHS:
         path = length_file(source, length)
         rows = read_rows(path, "heuristic_text_generation", weights)
         counts.expect(path, "rows", PUBLISHED_LENGTH_ROWS, len(rows))
-        tables.append(ConfigTable(f"length_constrained_{length}", rows, FEATURES))
+        tables.append(ConfigTable(f"length_constrained_{length}", rows, features()))
     main_rows = {row["id"]: row for rows in per_task.values() for row in rows}
     released = released_rows(source, main_rows, TASKS, counts)
     if released:  # none only in an edited copy built with allow_count_mismatch (the card lists the mismatch)
-        tables.append(ConfigTable(RELEASED_CONFIG, released, RELEASED_FEATURES))
+        tables.append(ConfigTable(RELEASED_CONFIG, released, released_features()))
     return tables
 
 

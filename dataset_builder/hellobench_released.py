@@ -8,16 +8,18 @@ published number of records.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import datasets
+from typing import TYPE_CHECKING, Any
 
 from longform_eval.common.errors import SourceError
 from longform_eval.common.records import UniqueIds, read_jsonl, require
 
 from .counts import CountCheck
+
+if TYPE_CHECKING:
+    import datasets
 
 RELEASED_CONFIG = "released_responses"
 RELEASED_FOLDERS = ("generations/main_exp", "results/generations/main_exp")  # a local copy's, upstream's
@@ -32,15 +34,21 @@ RELEASED_MODELS = (
     "qwen2_7b",
 )
 
-RELEASED_FEATURES = datasets.Features(
-    {
-        "model": datasets.Value("string"),
-        "id": datasets.Value("string"),
-        "task": datasets.Value("string"),
-        "subcategory": datasets.Value("string"),
-        "response": datasets.Value("string"),
-    }
-)
+
+@functools.cache
+def released_features() -> datasets.Features:
+    """The config's schema (datasets is imported here, when a folder is built: reading the rows needs none)."""
+    import datasets
+
+    return datasets.Features(
+        {
+            "model": datasets.Value("string"),
+            "id": datasets.Value("string"),
+            "task": datasets.Value("string"),
+            "subcategory": datasets.Value("string"),
+            "response": datasets.Value("string"),
+        }
+    )
 
 
 def released_folder(source: Path) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import importlib
 import os
@@ -132,3 +133,11 @@ def push_to_hub(
         if isinstance(error, FileNotFoundError):
             raise
         raise HubUnavailableError(f"Cannot push {folder} to {repo_id}: the Hub is unreachable ({error})") from error
+
+
+def card_repo_id(text: str) -> str:
+    """argparse type of `build --repo-id`: a repo id ORG/NAME (huggingface_hub's rules), else one clear error."""
+    try:
+        return checked_repo_id(text, "it")  # argparse names the option: "argument --repo-id: it must be ..."
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

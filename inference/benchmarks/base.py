@@ -14,16 +14,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from longform_eval.metric.pairwise import StyleFeatures
-from longform_eval.metric.uncertainty import Figure
-from longform_eval.metric.uncertainty.units import UnitTable
-
 from ..backends.base import Request
 from ..config import GenerationConfig
+
+if TYPE_CHECKING:  # annotations only: scipy and sklearn load with the benchmarks that compute with them
+    from longform_eval.metric.pairwise import StyleFeatures
+    from longform_eval.metric.uncertainty import Figure
+    from longform_eval.metric.uncertainty.units import UnitTable
 
 THINK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
 
@@ -166,12 +167,19 @@ class Benchmark(ABC):
     # How another run folder is read (set by the runner, which owns run folders); None: a benchmark that needs one
     # (a pairwise baseline run) says so.
     read_run: RunReader | None = None
+    # How a value derived from a text is cached (set by the runner: by content hash in the run folder); None: computed.
+    derive: Callable[[str, str, Callable[[str], Any]], Any] | None = None
 
     def __init__(self, config: str | None = None, args: dict[str, Any] | BenchmarkArgs | None = None):
         self.config = config or self.default_config
         if self.config not in self.configs:
             raise ValueError(f"{self.name} has no config {self.config!r}; choose one of {', '.join(self.configs)}")
         self.args = args if isinstance(args, BenchmarkArgs) else self.Args(**(args or {}))
+
+    def derived(self, kind: str, text: str, compute: Callable[[str], Any]) -> Any:
+        """`compute(text)`, from the run's cache of derived values where it has one (`kind` names the rule: a new
+        rule is a new kind)."""
+        return compute(text) if self.derive is None else self.derive(kind, text, compute)
 
     def build_options(self) -> dict[str, Any]:
         """Options for the builder when the default dataset folder is built on first use."""
@@ -198,6 +206,12 @@ class Benchmark(ABC):
     @abstractmethod
     def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
         """The judge requests for one response (already think-stripped if the run asks for it)."""
+
+    def judge_keys(self, row: dict[str, Any], response: str) -> list[str]:
+        """The keys of `judge_calls(row, response)` without building their prompts: what a reader asks to learn
+        whether a run is fully judged. Override where a key does not depend on the prompt text (the default builds
+        the calls)."""
+        return [call.key for call in self.judge_calls(row, response)]
 
     def judge_requests(self, rows: list[dict[str, Any]], responses: dict[str, str]) -> list[JudgeCall]:
         return [call for row in rows if row["id"] in responses for call in self.judge_calls(row, responses[row["id"]])]

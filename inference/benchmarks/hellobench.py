@@ -28,6 +28,8 @@ from ..backends.base import Request
 from .base import Benchmark, ChecklistRow, JudgeCall, LengthTarget, PaperSettings, paper_settings_from
 from .layouts import HelloBenchLayout
 
+WORD_COUNT = "words:nltk-punkt-treebank"  # HelloBench's WC, as cached by content hash (a new rule: a new name)
+
 
 class HelloBench(Benchmark):
     name = "hellobench"
@@ -73,6 +75,9 @@ class HelloBench(Benchmark):
         schema = verdict_schema(row["num_checklist"])
         return [JudgeCall(row["id"], row["id"], request, {"truncated_input": judged.truncated}, schema)]
 
+    def judge_keys(self, row: dict[str, Any], response: str) -> list[str]:
+        return [row["id"]]  # one call per row, whatever the response: no judge prompt (and no tokenizing) to learn it
+
     def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
         parsed = parse_verdict(completion, row["num_checklist"], rule=parser)
         return parsed.verdict if parsed.rescue is None else (parsed.verdict, parsed.rescue)
@@ -83,7 +88,7 @@ class HelloBench(Benchmark):
             JudgedRow(row["id"], row["subcategory"], verdicts.get(row["id"], Unscored("not judged")), words)
             for row in rows
             if row["id"] in responses
-            for words in (word_count(responses[row["id"]]),)
+            for words in (self.derived(WORD_COUNT, responses[row["id"]], word_count),)
         ]
         result = score_rows(judged, weights, task_of_subcategory()).to_dict()
         required = {row["id"]: row.get("length_constraint") for row in rows}

@@ -117,6 +117,9 @@ class LongBenchWrite(Benchmark):
             )
         ]
 
+    def judge_keys(self, row: dict[str, Any], response: str) -> list[str]:
+        return [row["id"]]
+
     def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
         parsed = parse_judgement(completion, parser)
         if parsed.filled and not isinstance(parsed.scores, Unscored):

@@ -51,7 +51,7 @@ class PendingCalls:
 def pending_calls(run: Run) -> PendingCalls:
     model, judge = run.config.model, run.config.judge
     generate = {r.key for r in run.pending_generations()} if model is not None else set()
-    judging = {call.key for call, _, _ in run.pending_judge_calls()} if judge is not None else set()
+    judging = set(run.pending_judge_keys()) if judge is not None else set()
     pending = PendingCalls(run.folder, run.failures.path, len(generate), len(judging))
     owed = {"generate": (generate, model.name if model else ""), "judge": (judging, judge.name if judge else "")}
     for record in run.failures.latest().values():

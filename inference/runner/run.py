@@ -23,8 +23,9 @@ from ..progress import console, stage_progress
 from ..secret_values import scrub
 from .answers import read_answers
 from .config import RunConfig, RunConfigMismatch, bound_fields
+from .derived import DerivedValues
 from .folder import CONFIG_FILE, JUDGEMENT_LOGS, check_writable_folder, holds_records, read_config, validated_config
-from .judge_samples import sample_call, sample_settings, split_sample_key
+from .judge_samples import sample_call, sample_key, sample_settings, split_sample_key
 from .judging import JudgeRounds
 from .lock import lock_run_folder
 from .records import RecordLog
@@ -54,6 +55,8 @@ class Run:
         self.generations = RecordLog(self.folder / "generations.jsonl", GenerationRecord.KEY)
         self.judgements = RecordLog(self.folder / "judgements.jsonl", JudgementRecord.KEY)
         self.failures = RecordLog(self.folder / "failures.jsonl", ("stage", "key"))
+        self.derived = DerivedValues(self.folder)
+        benchmark.derive = self.derived.get
         self.model_calls = 0
         self.judge_calls = 0
         self.failed: Counter[str] = Counter()
@@ -232,6 +235,20 @@ class Run:
         )
 
     # ----- judge ----------------------------------------------------------------------------------------
+    def pending_judge_keys(self) -> list[str]:
+        """The keys of the judge calls without a current judgement, learnt without building a judge prompt (what a
+        reader asks: `report`, `score`, `open_run`)."""
+        done = self.current_judgements()
+        keys = []
+        for sample_id, (response, _) in self.responses().items():
+            row = self.by_id.get(sample_id)
+            if row is None:
+                continue
+            for key in self.benchmark.judge_keys(row, response):
+                samples = (sample_key(key, s) for s in range(self.config.judge_samples))
+                keys.extend(k for k in samples if k not in done)
+        return keys
+
     def pending_judge_calls(self) -> list[tuple[JudgeCall, bool, str]]:
         """(call, think stripped, hash of the generation judged) for every call without a current judgement."""
         done = self.current_judgements()
@@ -249,6 +266,8 @@ class Run:
 
     def judge(self, backend_factory: Callable[[ModelSpec], Backend] = create_backend) -> int:
         """Judge every generation not judged yet; returns the number of unscored judgements written."""
+        if not self.pending_judge_keys():
+            return 0
         pending = self.pending_judge_calls()
         if not pending:
             return 0
@@ -288,7 +307,10 @@ class Run:
 
     # ----- score ----------------------------------------------------------------------------------------
     def score(self) -> dict[str, Any]:
-        return score_run(self)
+        scores = score_run(self)
+        if not self.read_only:
+            self.derived.save()
+        return scores
 
 
 def calls_by_sample(pending: list[tuple[JudgeCall, bool, str]]) -> dict[int, list[tuple[JudgeCall, bool, str]]]:

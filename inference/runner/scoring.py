@@ -13,7 +13,6 @@ from longform_eval.metric import Unscored
 from .judge_samples import verdicts_by_sample
 from .schema import JudgementRecord, ScoreReport
 from .state import RunState
-from .uncertainty import apply_points, uncertainty_fields
 
 
 def verdict_of(record) -> Any:
@@ -30,6 +29,8 @@ def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None =
 
 
 def score_run(run: RunState) -> dict[str, Any]:
+    from .uncertainty import apply_points, uncertainty_fields  # scipy, on the first scoring: a reader needs none
+
     generations = run.current_generations()
     judgements = run.current_judgements()
     samples = sample_scores(run, judgements)
@@ -39,7 +40,7 @@ def score_run(run: RunState) -> dict[str, Any]:
     if len(samples) > 1:
         apply_points(run.benchmark, figures, points)
     pending_generations = len(run.pending_generations())
-    pending_judge_calls = len(run.pending_judge_calls())
+    pending_judge_calls = len(run.pending_judge_keys())
     report = ScoreReport(
         benchmark=run.config.benchmark,
         config=run.config.benchmark_config,

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
-from sklearn.metrics import cohen_kappa_score, confusion_matrix
-
 from ..unscored import Unscored
 from .outcomes import Outcome, as_outcome
 
@@ -64,7 +62,9 @@ def judge_agreement(
         agreement=agree / len(judged) if judged else None,
         cohen_kappa=kappa(judged, expected),
         labels=THREE_WAY,
-        confusion=confusion_matrix(expected, judged, labels=list(THREE_WAY)).tolist() if judged else zero_matrix(),
+        confusion=sklearn_metrics().confusion_matrix(expected, judged, labels=list(THREE_WAY)).tolist()
+        if judged
+        else zero_matrix(),
     )
 
 
@@ -72,8 +72,15 @@ def kappa(judged: list[str], expected: list[str]) -> float | None:
     """Cohen's kappa; None when it is undefined (no items, or a single label on both sides)."""
     if len(set(judged) | set(expected)) < 2:
         return None
-    return float(cohen_kappa_score(judged, expected, labels=list(THREE_WAY)))
+    return float(sklearn_metrics().cohen_kappa_score(judged, expected, labels=list(THREE_WAY)))
 
 
 def zero_matrix() -> list[list[int]]:
     return [[0] * len(THREE_WAY) for _ in THREE_WAY]
+
+
+def sklearn_metrics():
+    """sklearn.metrics, imported on first use (about a second): importing the metric stays light."""
+    import sklearn.metrics
+
+    return sklearn.metrics

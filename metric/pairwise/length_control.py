@@ -55,12 +55,9 @@ import numbers
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import sklearn
-from sklearn.linear_model import LogisticRegressionCV
-from sklearn.metrics import log_loss, make_scorer
-from sklearn.model_selection import GroupKFold
 
 from .outcomes import Battle, model_name_problem, score_for_a
 
@@ -165,13 +162,18 @@ def _tanh_standardised(delta: np.ndarray) -> np.ndarray:
     return np.tanh(delta / spread) if spread > 0 else np.zeros_like(delta)
 
 
-def _fit(features: np.ndarray, preference: np.ndarray) -> LogisticRegressionCV:
+def _fit(features: np.ndarray, preference: np.ndarray) -> Any:
     """L1 logistic regression on soft labels, C by grouped cross-validation with the soft log loss."""
     n = len(preference)
     x = np.vstack([features, features])
     y = np.concatenate([np.ones(n), np.zeros(n)])
     weight = np.concatenate([preference, 1.0 - preference])
     groups = np.concatenate([np.arange(n), np.arange(n)])
+    import sklearn  # on first fit (about a second): importing the metric stays light
+    from sklearn.linear_model import LogisticRegressionCV
+    from sklearn.metrics import log_loss, make_scorer
+    from sklearn.model_selection import GroupKFold
+
     with sklearn.config_context(enable_metadata_routing=True):
         scorer = make_scorer(log_loss, response_method="predict_proba", greater_is_better=False)
         model = LogisticRegressionCV(

@@ -43,7 +43,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from .outcomes import Battle, models_of
 from .ratings import ELO_SCALE, RIDGE, BradleyTerry, battle_arrays, percentile_interval
@@ -167,6 +166,8 @@ def _standardised(values: np.ndarray) -> np.ndarray:
 def _fit(design: np.ndarray, s: np.ndarray, c: float) -> np.ndarray:
     """Coefficients of the logistic regression, each battle entered as a win (weight 2s) and a loss (2 - 2s)."""
     n = len(s)
+    from sklearn.linear_model import LogisticRegression  # on first fit: importing the metric stays light
+
     model = LogisticRegression(C=c, fit_intercept=False, tol=1e-10, max_iter=10_000)
     model.fit(
         np.vstack([design, design]),

@@ -27,7 +27,7 @@ from ...config import GenerationConfig
 from ..base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, sampling_config
 from ..layouts import PairwiseLayout
 from .baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
-from .calls import PairItem, item_verdict, pair_calls, parse_reply
+from .calls import PairItem, item_verdict, judge_key, pair_calls, parse_reply, parts
 from .scores import JudgedItem, score_items
 
 PARSER = "verdict"
@@ -132,6 +132,12 @@ class PairwiseBenchmark(Benchmark):
     def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
         item = self.item(row, response)
         return [] if item is None else pair_calls(item, self.args.mode, self.both_orders)
+
+    def judge_keys(self, row: dict[str, Any], response: str) -> list[str]:
+        item = self.item(row, response)
+        if item is None:
+            return []
+        return [judge_key(item.id, part, item.tag) for part in parts(self.args.mode, self.both_orders)]
 
     def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
         return parse_reply(call.meta["part"], completion)
