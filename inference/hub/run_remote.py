@@ -17,6 +17,7 @@ from huggingface_hub.hf_api import RepoFile
 
 from ..report.markdown import load_scores
 from ..runner.folder import CONFIG_FILE, RunFolderError, read_config
+from ..runner.rows_file import ROWS_FILE
 from ..runner.schema import SchemaMismatch
 from ..url_secrets import mask_url_secrets
 from .client import checked_commit, guard_hub_client
@@ -34,6 +35,7 @@ RUN_FILES = (
     "generations*.jsonl",
     "judgements*.jsonl",
     "failures.jsonl",
+    ROWS_FILE,
     "*.png",
 )
 Read = TypeVar("Read")

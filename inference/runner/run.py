@@ -29,6 +29,7 @@ from .judge_samples import sample_call, sample_key, sample_settings, split_sampl
 from .judging import JudgeRounds
 from .lock import lock_run_folder
 from .records import RecordLog
+from .rows_file import stored_rows, write_rows_file
 from .schema import GenerationRecord, JudgementRecord, config_hash
 from .scoring import score_run
 
@@ -68,16 +69,21 @@ class Run:
         model = config.model.model if config.model else None
         benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args, model)
         benchmark.read_run = functools.partial(read_answers, cls.open)  # a pairwise baseline run folder
-        rows = benchmark_rows(benchmark, config.dataset, config.dataset_revision, config.source)
-        rows = Selection(**config.selection).apply(rows, benchmark)
-        config = config.model_copy(update={"dataset_hash": rows_hash(rows), "package_version": package_version()})
+        kept = stored_rows(Path(folder), config)  # the rows the run evaluated, kept in its folder
+        if kept is None:
+            rows = benchmark_rows(benchmark, config.dataset, config.dataset_revision, config.source)
+            rows = Selection(**config.selection).apply(rows, benchmark)
+        rows, digest = kept or (rows, rows_hash(rows))
+        config = config.model_copy(update={"dataset_hash": digest, "package_version": package_version()})
         if not read_only:
-            from .parallel import process_rank
+            from .parallel import is_main_process, process_rank
 
             check_writable_folder(Path(folder))  # a file, or a folder of someone else's files, is not written
             lock_run_folder(Path(folder), process_rank())
         run = cls(folder, config, benchmark, rows, read_only)
         run.config = run.reconcile(config, force)
+        if not read_only and kept is None and is_main_process():
+            write_rows_file(run.folder, run.config, rows)
         return run
 
     @classmethod
@@ -165,7 +171,7 @@ class Run:
         engines: set[str] = set()  # the engines that produced rows (Result.extra["engine"]), for config.yaml
         if mine:
             backend = backend_factory(self.config.model)
-            with stage_progress(f"generate ({self.config.model.name})", len(mine)) as tick:
+            with stage_progress(f"generate ({self.config.model_label})", len(mine)) as tick:
 
                 def save(result: Result) -> None:
                     nonlocal failures
@@ -277,7 +283,7 @@ class Run:
         unscored = 0
         engines: set[str] = set()
         try:
-            with stage_progress(f"judge ({self.config.judge.name})", len(pending)) as tick:
+            with stage_progress(f"judge ({self.config.judge_label})", len(pending)) as tick:
                 for sample, calls in calls_by_sample(pending).items():
                     settings = sample_settings(self.config.judge_generation, sample)
                     unscored += self.judge_sample(backend, calls, settings, tick, engines)

@@ -1,0 +1,65 @@
+"""The rows a run evaluated, kept in its folder (rows.json.gz): a run is read without its dataset or upstream source.
+
+A run shared on the Hub is then read on any machine as it was made (no download of the benchmark, no GitHub), and a
+finished run opens without loading and selecting the dataset again. The file names what selected the rows (the
+benchmark, its config and options, the dataset and revision, the selection); it is used only when the run's
+config.yaml names the same and its `dataset_hash` is the one the file was written with (a new command's settings
+have none yet: the file's is taken). Anything else (no file, another
+selection, a damaged or oversized file) and the rows are loaded from the dataset, as before the file existed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from longform_eval.common.atomic import write_bytes_atomic
+
+from .config import RunConfig
+
+ROWS_FILE = "rows.json.gz"
+FORMAT = 1
+MAX_BYTES = 1024 * 1024 * 1024  # uncompressed: more than any benchmark's rows
+IDENTITY_FIELDS = ("benchmark", "benchmark_config", "benchmark_args", "dataset", "dataset_revision", "selection")
+
+
+def rows_identity(config: RunConfig) -> dict[str, Any]:
+    """What selects a run's rows, as config.yaml states it."""
+    return {name: value for name, value in config.model_dump(mode="json").items() if name in IDENTITY_FIELDS}
+
+
+def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], str] | None:
+    """(rows, their `dataset_hash`) from the folder's rows file, if they are those `config` selects (the same
+    selection, and the same `dataset_hash` where `config` has one)."""
+    document = read_rows_file(Path(folder) / ROWS_FILE)
+    if document is None or document.get("identity") != rows_identity(config):
+        return None
+    rows = document.get("rows")
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        return None
+    found = document.get("hash")  # the file is ours: gzip's CRC guards it; rows_hash wrote this
+    return (rows, found) if isinstance(found, str) and found and config.dataset_hash in ("", found) else None
+
+
+def read_rows_file(path: Path) -> dict[str, Any] | None:
+    """The rows file's document; None where there is none, or it is not a regular file, too large or damaged."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with gzip.open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
+            return None
+        document = json.loads(data)
+    except (OSError, EOFError, ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) and document.get("format") == FORMAT else None
+
+
+def write_rows_file(folder: Path, config: RunConfig, rows: list[dict[str, Any]]) -> None:
+    """Keep `rows` (those `config` selects, `config.dataset_hash` theirs) in the folder."""
+    document = {"format": FORMAT, "identity": rows_identity(config), "hash": config.dataset_hash, "rows": rows}
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True, default=str)
+    write_bytes_atomic(Path(folder) / ROWS_FILE, gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0))
