@@ -14,10 +14,12 @@ from huggingface_hub import HfApi
 from huggingface_hub.errors import HfHubHTTPError, HFValidationError, OfflineModeIsEnabled
 from huggingface_hub.utils import validate_repo_id
 
+from longform_eval.common.errors import LongformEvalError
+
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
 
-class HubUnavailableError(RuntimeError):
+class HubUnavailableError(LongformEvalError, RuntimeError):
     """The Hub cannot be reached (offline mode or no network)."""
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from longform_eval.common.errors import LongformEvalError
+
 MAX_SETTINGS_BYTES = 1 << 20  # 1 MiB: an options file or a config.yaml is a few hundred bytes
 MAX_YAML_VALUES = 100_000  # values of a document with its aliases expanded; a settings file holds tens
 
@@ -22,7 +24,7 @@ class OversizedYaml(yaml.YAMLError):
     """A document that would expand past MAX_YAML_VALUES values, refers to itself or nests too deeply."""
 
 
-class UnreadableSettings(ValueError):
+class UnreadableSettings(LongformEvalError, ValueError):
     """A settings file that is not a regular file, or is too large; the message says which (the caller names it)."""
 
 

@@ -12,9 +12,31 @@ import importlib
 from typing import Any
 
 API_MODULE = "longform_eval.inference.api"
-API = ("run", "generate", "judge", "score", "open_run", "compare", "RunResult", "Comparisons")
-ERRORS_MODULE = "longform_eval.common.errors"
-ERRORS = ("ConfigError",)
+API = (
+    "run",
+    "generate",
+    "judge",
+    "score",
+    "import_generations",
+    "open_run",
+    "compare",
+    "leaderboard",
+    "RunResult",
+    "Comparisons",
+    "Leaderboard",
+)
+# Every error of a run is a LongformEvalError; these are the ones worth catching apart.
+ERROR_MODULES = {
+    "LongformEvalError": "longform_eval.common.errors",
+    "ConfigError": "longform_eval.common.errors",
+    "SourceError": "longform_eval.common.errors",
+    "RunConfigMismatch": "longform_eval.inference.runner.config",
+    "RunFolderError": "longform_eval.inference.runner.folder",
+    "RunFolderLocked": "longform_eval.inference.runner.lock",
+    "RecordError": "longform_eval.inference.runner.records",
+    "DamagedFile": "longform_eval.inference.report.json_file",
+}
+ERRORS = tuple(ERROR_MODULES)
 
 __all__ = [*API, *ERRORS]
 
@@ -22,8 +44,8 @@ __all__ = [*API, *ERRORS]
 def __getattr__(name: str) -> Any:
     if name in API:
         return getattr(importlib.import_module(API_MODULE), name)
-    if name in ERRORS:
-        return getattr(importlib.import_module(ERRORS_MODULE), name)
+    if name in ERROR_MODULES:
+        return getattr(importlib.import_module(ERROR_MODULES[name]), name)
     raise AttributeError(f"module 'longform_eval' has no attribute {name!r}")
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import unicodedata
 
+from longform_eval.common.errors import LongformEvalError
+
 MAX_ID_LENGTH = 64  # annotator ids, session ids, comparison tokens
 MAX_FILTER_LENGTH = 64  # the subcategory filter (the longest HelloBench subcategory has 22 characters)
 LINE_BREAKS = "\u2028\u2029"  # Unicode's line and paragraph separators (category Z, not C)
 
 
-class FieldError(ValueError):
+class FieldError(LongformEvalError, ValueError):
     """A typed value the app refuses; the message is fit to show in the UI."""
 
 

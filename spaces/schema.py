@@ -16,6 +16,8 @@ from contextlib import closing
 from functools import cache
 from pathlib import Path
 
+from longform_eval.common.errors import LongformEvalError
+
 SCHEMA_VERSION = 2
 APPLICATION_ID = int.from_bytes(b"LFEv", "big")  # PRAGMA application_id of a votes database longform-eval made
 TABLES = (
@@ -50,7 +52,7 @@ OWN_OBJECTS = r"name NOT LIKE 'sqlite\_%' ESCAPE '\'"
 Layout = dict[str, tuple]
 
 
-class NotAVotesDatabase(ValueError):
+class NotAVotesDatabase(LongformEvalError, ValueError):
     """A file the Space and space-export do not open: not a votes database of theirs, nor a new (empty) file."""
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.owned import write_listing
 from longform_eval.spaces.export import EXPORT_FILES, EXPORT_MARKER, export_folder
 from longform_eval.spaces.records import (
@@ -47,7 +48,7 @@ FIT_WEIGHTS_FIELDS = ("row_id", "subcategory", "checklist_scores", "overall_scor
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-class AlreadyVoted(Exception):
+class AlreadyVoted(LongformEvalError, Exception):
     """A vote for this comparison token is already stored."""
 
 

@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from longform_eval.common.errors import LongformEvalError
+
 PRECISIONS = ("int4", "int8")
 COMPLETE_MARK = "genai_config.json"
 # The prompt's logits are computed for its last token only (prefill is compute-bound on a CPU, and the LM head is a
@@ -23,7 +25,7 @@ BUILDER_OPTIONS = ("prune_lm_head=true",)
 RECIPE = "last-logits"
 
 
-class ExportError(RuntimeError):
+class ExportError(LongformEvalError, RuntimeError):
     pass
 
 

@@ -24,6 +24,8 @@ import time
 from collections.abc import Sequence
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from longform_eval.common.errors import LongformEvalError
+
 from ..config import GenerationConfig
 from ..secret_values import register_secret, register_url_secrets, scrub
 from .base import OnResult, Request, Result
@@ -32,11 +34,11 @@ from .options import Count, Delay, Seconds
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
 
-class ServerUnreachableError(ConnectionError):
+class ServerUnreachableError(LongformEvalError, ConnectionError):
     pass
 
 
-class MalformedReply(ValueError):
+class MalformedReply(LongformEvalError, ValueError):
     """The server answered, but not with a usable completion."""
 
 

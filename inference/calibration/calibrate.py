@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.metric.calibration import Calibrated, calibrate_overall, calibrate_win_rate
 from longform_eval.metric.helloeval.weights import flat_weights
 from longform_eval.metric.pairwise import Outcome, swap
@@ -32,7 +33,7 @@ METHOD = (
 )
 
 
-class LabelMismatch(ValueError):
+class LabelMismatch(LongformEvalError, ValueError):
     """The human labels name the run's models but not its units, or are of the other kind."""
 
 

@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.errors import LongformEvalError
+
 from ..benchmarks import create_benchmark
 from ..report.scores_file import load_scores
 
 PAIRWISE, CHECKLISTS = "pairwise", "checklists"
 
 
-class NotCalibratable(ValueError):
+class NotCalibratable(LongformEvalError, ValueError):
     """The run's benchmark has no figure that human labels of this kind calibrate."""
 
 

@@ -19,6 +19,8 @@ import httpx2
 from huggingface_hub import constants, set_client_factory
 from huggingface_hub.utils._http import default_client_factory  # the client huggingface_hub would build itself
 
+from longform_eval.common.errors import LongformEvalError
+
 COMMIT = re.compile(r"[0-9a-f]{40}")
 CACHE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")  # one path component, never "." or ".."
 MAX_API_ANSWER = 32 * 1024 * 1024
@@ -29,7 +31,7 @@ _installed = threading.Lock()
 _guarded = False
 
 
-class HubAnswerError(ValueError):
+class HubAnswerError(LongformEvalError, ValueError):
     """What answers at the Hub's address (HF_ENDPOINT) sent what no Hub sends: refused before anything is written."""
 
 

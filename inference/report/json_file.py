@@ -15,10 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.user_errors import validation_problem
 
 
-class DamagedFile(ValueError):
+class DamagedFile(LongformEvalError, ValueError):
     """A run-folder file that is not as the toolkit writes it; the message names the file and what is wrong."""
 
 

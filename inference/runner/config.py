@@ -6,6 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from longform_eval.common.errors import LongformEvalError
+
 from ..backends import output_neutral_options
 from ..config import GenerationConfig, ModelSpec
 from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES
@@ -27,7 +29,7 @@ JUDGE_FIELDS = {
 }
 
 
-class RunConfigMismatch(ValueError):
+class RunConfigMismatch(LongformEvalError, ValueError):
     """Records already written bind other settings (`fields`) than the ones given."""
 
     def __init__(self, fields: list[str], message: str):

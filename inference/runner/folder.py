@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.user_errors import validation_problem
 
 from ..yaml_files import UnreadableSettings, load_yaml, settings_text, yaml_kind, yaml_problem
@@ -25,7 +26,7 @@ JUDGEMENT_LOGS = "judgements*.jsonl"
 RUN_LOGS = (GENERATION_LOGS, JUDGEMENT_LOGS, "failures*.jsonl")  # every append-only log a command writes
 
 
-class RunFolderError(ValueError):
+class RunFolderError(LongformEvalError, ValueError):
     """A run folder that cannot be read or written as one; the message names it and says what is wrong."""
 
 

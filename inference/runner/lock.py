@@ -23,15 +23,17 @@ import stat
 import time
 from pathlib import Path
 
+from longform_eval.common.errors import LongformEvalError
+
 OPEN_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 REMOVE_HINT = "remove it if no longform-eval process is running"
 
 
-class RunFolderLocked(RuntimeError):
+class RunFolderLocked(LongformEvalError, RuntimeError):
     """Another process is writing to this run folder."""
 
 
-class UnsafeLockFile(RuntimeError):
+class UnsafeLockFile(LongformEvalError, RuntimeError):
     """The folder's lock file is not a plain file of its own (a symlink, a hard link, a folder, ...)."""
 
 

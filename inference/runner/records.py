@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.user_errors import validation_problem
 
 from .lock import not_own_file
@@ -35,11 +36,11 @@ OWN_FILE_HINT = (
 )
 
 
-class RecordError(ValueError):
+class RecordError(LongformEvalError, ValueError):
     """A record that parses as JSON but is not a valid record; the message names the file, line and field."""
 
 
-class UnsafeLogFile(ValueError):
+class UnsafeLogFile(LongformEvalError, ValueError):
     """An append-only log that is not the folder's own file (a symlink, a hard link, a folder, a FIFO, ...)."""
 
 

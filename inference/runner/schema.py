@@ -12,12 +12,13 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.hashing import text_hash
 
 SCHEMA_VERSION = 2
 
 
-class SchemaMismatch(ValueError):
+class SchemaMismatch(LongformEvalError, ValueError):
     """A run folder written by another schema version."""
 
 

@@ -1,11 +1,18 @@
-"""Errors raised while reading benchmark source files."""
+"""The toolkit's errors: one base class, `LongformEvalError`, under which every error it raises for a user's input,
+files or environment falls (each also keeps the built-in class it refines, e.g. ValueError), and the errors of the
+benchmark source files and output folders."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 
-class SourceError(ValueError):
+class LongformEvalError(Exception):
+    """Base of every error longform-eval raises for what a user gave it (settings, files, folders, servers):
+    `except longform_eval.LongformEvalError` catches them all; the message names the setting, file or folder."""
+
+
+class SourceError(LongformEvalError, ValueError):
     """A source file is malformed; the message names the file, the row and the field."""
 
     def __init__(self, path: Path | str, row: int | str | None, field: str | None, message: str):
@@ -20,19 +27,19 @@ class SourceError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-class SourceUnavailableError(RuntimeError):
+class SourceUnavailableError(LongformEvalError, RuntimeError):
     """No local copy of a benchmark was found and the upstream download failed."""
 
 
-class OutputFolderError(ValueError):
+class OutputFolderError(LongformEvalError, ValueError):
     """The output folder cannot be replaced safely; nothing was changed on disk."""
 
 
-class OutputFileError(ValueError):
+class OutputFileError(LongformEvalError, ValueError):
     """An output file exists and this toolkit did not write it; nothing was changed on disk."""
 
 
-class ConfigError(ValueError):
+class ConfigError(LongformEvalError, ValueError):
     """A setting is refused (Python API, CLI flag, config file): `field` names the setting, `subject` the part of it
     refused (an option name, a value) if any, `detail` says why.
 

@@ -6,12 +6,14 @@ from importlib.metadata import PackageNotFoundError, version
 
 from packaging.version import InvalidVersion, Version
 
+from longform_eval.common.errors import LongformEvalError
+
 from .declarations import BackendDeclaration
 
 DISTRIBUTION = "longform-eval"
 
 
-class MissingExtraError(ImportError):
+class MissingExtraError(LongformEvalError, ImportError):
     """A backend's optional dependencies are not installed (or too old)."""
 
 
