@@ -85,7 +85,8 @@ def download_upstream(name: str, upstream: Upstream) -> Path:
     except (urllib.error.URLError, TimeoutError, OSError) as error:
         raise SourceUnavailableError(
             f"{looked_in(name)}downloading {upstream.archive_url} failed ({error}). "
-            f"Pass a folder of {name}'s upstream files with --source DIR (or set {SOURCE_ENV}=DIR holding {name}/)."
+            f"Set {SOURCE_ENV}=DIR, DIR holding a folder {name}/ of its upstream files (`build`, `run` and `generate` "
+            "also take --source DIR)."
         ) from error
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_dead_staging(target, DOWNLOAD_MARKER)
