@@ -16,12 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from longform_eval.inference.runner import Run, RunConfigMismatch, SchemaMismatch
+from longform_eval.common.errors import LongformEvalError
+from longform_eval.inference.runner import Run
 from longform_eval.inference.runner.run import CONFIG_FILE
 
 from .items import Item, item_of
 
-UNREADABLE = (RunConfigMismatch, SchemaMismatch, OSError, ValueError, KeyError)
+# every error of the toolkit's (a missing benchmark source: SourceUnavailableError), the libraries' file errors
+UNREADABLE = (LongformEvalError, OSError, ValueError, KeyError)
 
 
 @dataclass(frozen=True)

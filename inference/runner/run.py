@@ -57,7 +57,8 @@ class Run:
         self.judgements = RecordLog(self.folder / "judgements.jsonl", JudgementRecord.KEY)
         self.failures = RecordLog(self.folder / "failures.jsonl", ("stage", "key"))
         self.derived = DerivedValues(self.folder)
-        benchmark.derive = self.derived.get
+        if benchmark is not None:  # a run of records alone (tests) has none
+            benchmark.derive = self.derived.get
         self.model_calls = 0
         self.judge_calls = 0
         self.failed: Counter[str] = Counter()

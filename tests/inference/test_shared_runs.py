@@ -94,3 +94,26 @@ def test_a_pushed_run_is_reported_on_a_fresh_machine_with_github_blocked(hub, fi
     assert HEADLINE.search((copy / "report.md").read_text()).group() == local
     assert not (elsewhere / "cache" / "datasets").exists()  # no dataset built: the rows came with the run
     assert json.loads((copy / "scores.json").read_text())["n_samples"] == 3
+
+
+def test_the_arena_skips_a_run_it_cannot_read_with_one_line_and_starts(finished_run, tmp_path, monkeypatch):
+    """A run folder from before rows.json.gz, on a machine with no source and no way to download it: the Space's
+    arena warns once, naming it, and starts over the runs it can read."""
+    import urllib.request
+
+    from longform_eval.spaces.app import arena_from_settings
+
+    old = Path(shutil.copytree(finished_run, tmp_path / "old-run"))
+    (old / ROWS_FILE).unlink()
+    monkeypatch.setenv("LONGFORM_EVAL_SOURCE", str(tmp_path / "no-source"))
+    monkeypatch.setenv("LONGFORM_EVAL_CACHE", str(tmp_path / "empty-cache"))
+
+    def blocked(*args, **kwargs):
+        raise OSError("network blocked")
+
+    monkeypatch.setattr(urllib.request, "urlopen", blocked)
+    with pytest.warns(UserWarning) as caught:
+        arena = arena_from_settings([str(old), str(finished_run)], db=str(tmp_path / "votes.sqlite"))
+    skipped = [str(w.message) for w in caught if "skipped" in str(w.message)]
+    assert len(skipped) == 1 and skipped[0].startswith(str(old)), skipped
+    assert arena is not None
