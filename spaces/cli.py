@@ -1,5 +1,5 @@
-"""`longform-eval space` and `longform-eval space-export`, registered through the `longform_eval.commands` entry
-point so that the runner's CLI never imports the Space."""
+"""`longform-eval space`, `longform-eval space-export` and `longform-eval view`, registered through the
+`longform_eval.commands` entry point so that the runner's CLI never imports the Space."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     from longform_eval.spaces.calibrate import add_calibrate_command
 
     add_space_commands(subparsers)
+    add_view_command(subparsers)
     add_calibrate_command(subparsers)
 
 
@@ -75,6 +76,30 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
         help="also upload to this Hub dataset repo (created private if missing; a public one is refused)",
     )
     export.set_defaults(handler=run_space_export)
+
+
+def add_view_command(subparsers: argparse._SubParsersAction) -> None:
+    view = subparsers.add_parser(
+        "view", help="browse run folders' rows: prompts, answers, the judge's verdicts; two runs side by side"
+    )
+    view.add_argument(
+        "runs",
+        type=hub_or_local_path,  # `hf://datasets/ORG/NAME[/PATH]` kept as text, as for `space --runs`
+        nargs="+",
+        metavar="RUN",
+        help="run folders (of any benchmark), or folders of run folders, read without writing anything; a run shared "
+        "on the Hub as hf://datasets/ORG/NAME[/PATH] is downloaded once into the Hugging Face cache",
+    )
+    view.add_argument("--host", help="address to listen on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
+    view.add_argument("--port", type=port, help="port (default: $GRADIO_SERVER_PORT, else gradio's choice from 7860)")
+    view.set_defaults(handler=run_view)
+
+
+def run_view(args: argparse.Namespace) -> int:
+    from longform_eval.spaces.viewer import main as view_main
+
+    view_main({"runs": [str(p) for p in args.runs], "host": args.host, "port": args.port})
+    return 0
 
 
 def run_space(args: argparse.Namespace) -> int:
