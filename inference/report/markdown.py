@@ -7,20 +7,25 @@ are the published figures shown beside them (its `context`).
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
+from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from longform_eval.common.atomic import write_text_atomic
 
 from ..benchmarks import Benchmark, create_benchmark
+from ..runner.scoring import same_model
 from .calibration_view import calibration_lines
 from .scores_file import load_scores
 from .sections import sections_for
-from .sections.context import RunContext, context_lines
+from .sections.context import RunContext, agreement_applies, context_lines
 from .sections.tables import fmt, fmt_interval
 from .timings import STAGES, read_timings, save_invocation, timing_lines
 from .uncertainty import interval_sentences, judge_temperature, variance_lines
@@ -85,34 +90,122 @@ def write_report(folder: str | Path) -> Path:
 
 # ----- the leaderboard ------------------------------------------------------------------------------------------
 COLUMNS = ("run", "benchmark", "model", "judge", "prompts", "score", "scale", "details", "unscored", "complete")
+# At a width that cannot hold them all, columns are kept in this order, the rest left out (and named under the table).
+PRIORITY = ("score", "model", "run", "prompts", "benchmark", "judge", "scale", "complete", "unscored", "details")
+FOLDED = {"run", "model", "judge", "benchmark"}  # names and paths: folded anywhere (no character lost), not cut
+FOLD_MIN = 16  # the narrowest such a column is folded to
+GAP = 3  # cells between two columns: padding, rule, padding
 INTERVAL_NOTE = (
     "score: the figure [its 95% interval] (each run's report.md says how it was computed). Whether two runs differ "
     "is told by their paired comparison on shared prompts (comparisons.json), not by their order here."
 )
 
 
-def leaderboard(folders: list[Path]) -> Table:
-    """One row per run, its headline figure with its scale, and after it the published rows of its context
-    (each shown once), marked with their own judge and prompts."""
-    table = Table(title="leaderboard")
-    for column in COLUMNS:
-        table.add_column(column, no_wrap=column == "score")  # a figure and its interval on one line
+def leaderboard(folders: list[Path], width: int | None = None) -> Table:
+    """One row per run, its headline figure with its scale, and after it the published rows of its context (each
+    shown once, marked with their own judge and prompts) where the run's judge is the one they were scored from.
+
+    `width` (a terminal's): the columns that fit it, in `PRIORITY` order, each wrapped or folded, never cut; the score
+    (a figure and its interval) always on one line, whole. None: every column at its full width."""
+    rows: list[tuple[str, ...]] = []
     shown: set[tuple[str, ...]] = set()
     notes: list[str] = []
     for folder in folders:
         scores = load_scores(folder)
         benchmark = benchmark_of(scores)
-        table.add_row(*run_cells(folder, scores, benchmark))
+        rows.append(run_cells(folder, scores, benchmark))
         context = sections_for(benchmark).context(scores, folder) or RunContext()
-        for cells in context_cells(scores, context):
+        beside = published_apply(scores, context)
+        for cells in context_cells(scores, context) if beside else []:
             if cells not in shown:
                 shown.add(cells)
-                table.add_row(*cells)
-        notes += [escape(note) for note in context.notes if escape(note) not in notes]
+                rows.append(cells)
+        agreement = [context.agreement] if agreement_applies_to(scores, context) else []
+        said = (context.notes if beside else []) + agreement
+        notes += [escape(note) for note in said if escape(note) not in notes]
     if shown:
         notes.insert(0, "Rows marked `published` were scored by this package from another judge's released verdicts.")
     notes.append(escape(INTERVAL_NOTE))
-    table.caption = "\n".join(notes)
+    widths = column_widths(rows, width)
+    left_out = [column for column in COLUMNS if column not in widths]
+    if left_out:
+        notes.append(f"Left out at {width} columns: {', '.join(left_out)} (report.md has them; a wider terminal too).")
+    return board_table(rows, widths, notes)
+
+
+def published_apply(scores: dict[str, Any], context: RunContext) -> bool:
+    """Published figures rank beside a run only where its judge is the model their verdicts came from (the paper's:
+    the same test as scores.json's `judge model` deviation); under another judge they are context (report.md)."""
+    judge = str(scores.get("judge") or "")
+    if not context.judge_model or ":" not in judge:
+        return False
+    return same_model(judge.partition(":")[2], context.judge_model)
+
+
+def agreement_applies_to(scores: dict[str, Any], context: RunContext) -> bool:
+    return bool(context.agreement) and agreement_applies(scores.get("judge"))
+
+
+def column_widths(rows: list[tuple[str, ...]], width: int | None) -> dict[str, int]:
+    """Column -> content width: the columns that fit `width` in `PRIORITY` order, each at least its longest word
+    (`FOLD_MIN` for a folded one; the whole score), the room left given out in the same order."""
+    plain = [[Text.from_markup(cell).plain for cell in row] for row in rows]
+    longest: dict[str, int] = {}
+    narrowest: dict[str, int] = {}
+    for index, column in enumerate(COLUMNS):
+        texts = [column, *(row[index] for row in plain)]
+        longest[column] = max(cell_len(line) for text in texts for line in text.splitlines() or [""])
+        word = max((cell_len(w) for text in texts for w in text.split()), default=1)
+        if column == "score":
+            narrowest[column] = longest[column]
+        elif column in FOLDED:
+            narrowest[column] = min(longest[column], max(FOLD_MIN, len(column)))
+        else:
+            narrowest[column] = word
+    if width is None:
+        return longest
+    chosen: list[str] = []
+    for column in PRIORITY:
+        needed = sum(narrowest[c] for c in chosen) + narrowest[column] + GAP * len(chosen)
+        if not chosen or needed <= width:
+            chosen.append(column)
+    while True:
+        widths = given_out(chosen, narrowest, longest, width)
+        folded = sum(longest[c] - widths[c] for c in chosen if c in FOLDED)
+        last = chosen[-1]
+        # a name folded for want of a few cells: the last column kept (not a name, not the score) gives them up
+        if not folded or last in FOLDED or last == "score" or widths[last] + GAP < folded:
+            return {column: widths[column] for column in COLUMNS if column in widths}
+        chosen.pop()
+
+
+def given_out(chosen: list[str], narrowest: dict[str, int], longest: dict[str, int], width: int) -> dict[str, int]:
+    """Each chosen column at its narrowest, the room left given out up to each one's longest: first to the names (so
+    that they are not folded), then to the others (which wrap at words), each in priority order."""
+    widths = {column: narrowest[column] for column in chosen}
+    room = width - sum(widths.values()) - GAP * (len(chosen) - 1)
+    for column in sorted(chosen, key=lambda c: c not in FOLDED):
+        grow = max(0, min(room, longest[column] - widths[column]))
+        widths[column] += grow
+        room -= grow
+    return widths
+
+
+def board_table(rows: list[tuple[str, ...]], widths: dict[str, int], notes: list[str]) -> Table:
+    table = Table(
+        title="leaderboard",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        caption="\n".join(notes),
+        caption_justify="left",
+    )
+    for column, size in widths.items():
+        # the score: a figure and its interval on one line; the rest wrap at words, a word too long folded
+        table.add_column(column, width=size, no_wrap=column == "score", overflow="fold")
+    keep = [COLUMNS.index(column) for column in widths]
+    for row in rows:
+        table.add_row(*(Text.from_markup(row[index]) for index in keep))
     return table
 
 
@@ -137,7 +230,7 @@ def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tup
 def context_cells(scores: dict[str, Any], context: RunContext) -> list[tuple[str, ...]]:
     benchmark = f"{scores['benchmark']}:{scores.get('config')}"
     rows = [
-        ("published", benchmark, r.model, f"{r.judge}: another judge", r.prompts)
+        ("published", benchmark, r.model, r.judge, r.prompts)  # another judge's: the caption says so
         + (fmt_interval(r.score, r.interval), r.scale or "scale not stated", r.details, "-", "-")
         for r in context.rows
     ]
@@ -145,9 +238,9 @@ def context_cells(scores: dict[str, Any], context: RunContext) -> list[tuple[str
 
 
 def print_leaderboard(folders: list[Path]) -> None:
+    """The leaderboard at the terminal's width (`COLUMNS` wins; 80 where there is no terminal)."""
     console = Console()
-    console.width = max(console.width, 180)
-    console.print(leaderboard(folders))
+    console.print(leaderboard(folders, console.width))
 
 
 # ----- the closing summary ------------------------------------------------------------------------------------
@@ -158,10 +251,13 @@ def scored_counts(scores: dict[str, Any]) -> str:
     return f"judged checks {scores.get('n_judged', 0)}, unscored checks {scores.get('n_unscored', 0)}"
 
 
-def summary_lines(folder: Path, seconds: dict[str, float], judged_reasons: dict[str, int]) -> list[str]:
+def summary_lines(
+    folder: Path, seconds: dict[str, float], judged_reasons: dict[str, int], width: int | None = None
+) -> list[str]:
     """What happened to one run folder: its figure and scale, its counts and unscored reasons, stage times, report.
 
-    `judged_reasons` (unscored reasons of the judgements) stand in when scores.json lists none of its own.
+    `judged_reasons` (unscored reasons of the judgements) stand in when scores.json lists none of its own. `width`
+    (a terminal's): each line wrapped to it, the figure and its interval never split.
     """
     scores = load_scores(folder)
     benchmark = benchmark_of(scores)
@@ -170,7 +266,7 @@ def summary_lines(folder: Path, seconds: dict[str, float], judged_reasons: dict[
     generations, judge_calls = scores.get("n_pending_generations", 0), scores.get("n_pending_judge_calls", 0)
     pending = f"; pending: {generations} generations, {judge_calls} judge calls" if generations or judge_calls else ""
     report = Path(folder) / "report.md"
-    return [
+    lines = [
         f"{scores['benchmark']}:{scores.get('config')}  model {scores['model']}, judge {scores.get('judge')}",
         f"  score {headline} (scale {scale_of(benchmark)}; {details})",
         f"  {scored_counts(scores)}{pending}",
@@ -178,6 +274,23 @@ def summary_lines(folder: Path, seconds: dict[str, float], judged_reasons: dict[
         "  wall time: " + ", ".join(f"{stage} {seconds[stage]:.1f} s" for stage in STAGES if stage in seconds),
         f"  report: {report}" if report.is_file() else "  report: not written",
     ]
+    return [part for line in lines for part in wrapped(line, width, whole=(f"score {headline}",))]
+
+
+NBSP = "\u00a0"
+
+
+def wrapped(line: str, width: int | None, whole: tuple[str, ...] = ()) -> list[str]:
+    """`line` in lines of at most `width` characters, continued two spaces further in than it starts; the `whole`
+    fragments (a figure and its interval) never split, nor a word (a path stays whole to be copied, on a line of its
+    own, even where that line is wider)."""
+    if width is None or len(line) <= width:
+        return [line]
+    for fragment in whole:
+        line = line.replace(fragment, fragment.replace(" ", NBSP))  # textwrap breaks at ASCII whitespace only
+    indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+    wrapper = textwrap.TextWrapper(width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    return [part.replace(NBSP, " ") for part in wrapper.wrap(line)]
 
 
 __all__ = [
@@ -188,5 +301,6 @@ __all__ = [
     "read_timings",
     "save_invocation",
     "summary_lines",
+    "wrapped",
     "write_report",
 ]

@@ -98,7 +98,9 @@ def test_a_replay_run_shows_the_scale_and_the_published_rows_of_the_other_judge(
     assert f"| {with_interval(scores)} | -300..100 |" in same
     assert f"Not this run's judge (`replay:{verdicts}`)" in report
     assert "Agreement of the embedded judge with the released GPT-4o verdicts: not measured" in report
-    assert "-300..100" in printed and "another judge" in printed and "published" in printed
+    # the terminal's leaderboard ranks published rows only beside a run judged by the paper's judge, and says the
+    # embedded judge's agreement only beside a run it judged (test_terminal_width.py): neither beside a replay
+    assert "-300..100" in printed and "(published)" not in printed and "Agreement of" not in printed
 
     llama_generations, llama_verdicts = replay_pair(shared_data, "llama31_8b", tmp_path)
     assert main(demo_subset(llama_generations, llama_verdicts, tmp_path / "llama")) == 0
@@ -182,7 +184,7 @@ def test_the_summary_lists_counts_reasons_stage_times_and_the_report(gpt4o_repla
     assert "  score 100.00 [no interval] (scale -300..100; " in summary and "  scored 1, unscored 2" in summary
     assert re.search(r"  unscored: 2 x \S", summary)  # both replies fail the same way: no list to read
     assert re.search(r"  wall time: generate \d+\.\d s, judge \d+\.\d s, score \d+\.\d s, report \d+\.\d s", summary)
-    assert f"  report: {out / 'report.md'}" in summary
+    assert f" report: {out / 'report.md'} " in f" {' '.join(summary.split())} "  # a long path: on a line of its own
     timings = json.loads((out / "timings.json").read_text())["invocations"]
     assert len(timings) == 1 and set(timings[0]["seconds"]) == {"generate", "judge", "score", "report"}
     assert (timings[0]["model_calls"], timings[0]["judge_calls"]) == (3, 7)  # 2 bad replies x 3 attempts

@@ -117,8 +117,8 @@ def test_published_rows_carry_intervals_that_hold_the_published_figures(chat_fol
     # number is the run's to 2 decimals, give or take float noise at a rounding boundary.
     for shown, value in zip(printed, (scores["overall"], overall["low"], overall["high"]), strict=True):
         assert abs(shown - value) <= 0.005 + 1e-9, (same[3], value)
-    shown = rendered(leaderboard([out]))
-    assert re.search(r"gpt4o_0806 \(published\).*48\.55 \[\d+\.\d+, \d+\.\d+\]", shown)
+    # the leaderboard ranks them beside a run judged by the paper's judge only (test_terminal_width.py): a replay is not
+    assert "(published)" not in rendered(leaderboard([out]))
 
 
 def test_published_intervals_are_fast(chat_folder):

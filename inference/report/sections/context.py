@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 
 RELEASED_JUDGE = "GPT-4o (released verdicts)"
+EMBEDDED_JUDGE = "local:default"  # the judge the package ships, whose agreement bench/judge_agreement.py measures
 JUDGEMENTS = Path("judgements") / "main_exp"
 AGREEMENT_FILE = "embedded_judge_agreement.json"
 MEASURE_COMMAND = "python bench/judge_agreement.py --store"
@@ -73,10 +74,17 @@ class ContextRow:
 
 @dataclass
 class RunContext:
-    """Published rows and sentences (what they are, what is missing, how far the run's judge agrees)."""
+    """Published rows and sentences about them (what they are, what is missing), the model that judged them, and the
+    stored agreement of a judge with their verdicts.
+
+    The terminal shows the rows and their notes only beside a run judged by `judge_model` (the published figures are
+    comparable with its figure), and `agreement` only beside a run judged by the judge it measures
+    (`agreement_applies`); report.md shows them all, labelled."""
 
     rows: list[ContextRow] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    judge_model: str | None = None  # the model whose verdicts the rows were scored from (the paper's judge)
+    agreement: str | None = None  # `agreement_line()`: how far the embedded (or measured) judge agrees with them
 
 
 @dataclass(frozen=True)
@@ -107,7 +115,8 @@ def context_lines(context: RunContext, run_judge: str | None) -> list[str]:
             ),
             "",
         ]
-    return lines + [line for note in context.notes for line in ("", note)][1:]
+    notes = context.notes + ([context.agreement] if context.agreement else [])
+    return lines + [line for note in notes for line in ("", note)][1:]
 
 
 # ----- where the released files are ---------------------------------------------------------------------------
@@ -220,6 +229,13 @@ def read_agreement() -> dict[str, Any] | str:
         return f"not readable ({AGREEMENT_FILE}: {error})"
     missing = [key for key in AGREEMENT_KEYS if key not in found] if isinstance(found, dict) else ["all"]
     return f"not readable ({AGREEMENT_FILE} lacks {', '.join(missing)})" if missing else found
+
+
+def agreement_applies(run_judge: str | None) -> bool:
+    """Whether the stored agreement speaks of `run_judge` (BACKEND:MODEL): the judge it measured, the embedded
+    `local:default` while none is stored."""
+    found = read_agreement()
+    return run_judge is not None and run_judge == (found["judge"] if isinstance(found, dict) else EMBEDDED_JUDGE)
 
 
 def agreement_line() -> str:

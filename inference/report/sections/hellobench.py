@@ -84,11 +84,12 @@ class HelloBenchSections(Sections):
         (length-constrained prompts are other prompts: no same-prompt rows for them)."""
         main = not self.benchmark.config.startswith("length_constrained")
         published = released_figures(folder, {r["id"] for r in scores.get("rows", [])} if main else None)
+        judge = self.benchmark.paper_settings().judge_model
         if isinstance(published, str):
-            return RunContext([], [published, agreement_line()])
+            return RunContext([], [published], judge, agreement_line())
         other_prompts = "The released verdicts judge the main prompts, not this run's length-constrained ones."
         notes = [] if main else [other_prompts]
-        return RunContext([self.context_row(p) for p in published], [*notes, agreement_line()])
+        return RunContext([self.context_row(p) for p in published], notes, judge, agreement_line())
 
     def context_row(self, published: Published) -> ContextRow:
         """The published figure with its interval, computed as a run's own (`published_interval`)."""
