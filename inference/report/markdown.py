@@ -21,8 +21,10 @@ from rich.text import Text
 from longform_eval.common.atomic import write_text_atomic
 
 from ..benchmarks import Benchmark, create_benchmark
+from ..runner.folder import run_labels
 from ..runner.scoring import same_model
 from .calibration_view import calibration_lines
+from .freshness import mark, up_to_date
 from .scores_file import load_scores
 from .sections import sections_for
 from .sections.context import RunContext, agreement_applies, context_lines
@@ -40,16 +42,20 @@ def scale_of(benchmark: Benchmark) -> str:
 
 
 def write_report(folder: str | Path) -> Path:
+    """The run's report.md and plots, unless report.md was written from its inputs as they are now (`freshness`)."""
     folder = Path(folder)
+    if up_to_date(folder):
+        return folder / "report.md"
     scores = load_scores(folder)
     invocations = read_timings(folder)  # read (and checked) before any plot is drawn
     benchmark = benchmark_of(scores)
     sections = sections_for(benchmark)
     headline, details = sections.headline(scores)
+    model, judge = run_labels(folder)
     lines = [
-        f"# {scores['benchmark']}:{scores.get('config')}: {scores['model']}",
+        f"# {scores['benchmark']}:{scores.get('config')}: {model}",
         "",
-        f"Judge: `{scores.get('judge')}`.",
+        f"Judge: `{judge}`.",
         "",
         f"Headline: **{headline}** (scale {scale_of(benchmark)}; {details}).",
         *[line for sentence in interval_sentences(scores) for line in ("", sentence)],
@@ -84,7 +90,7 @@ def write_report(folder: str | Path) -> Path:
     context = sections.context(scores, folder)
     if context is not None:
         lines += ["", *context_lines(context, scores.get("judge"))]
-    lines += timing_lines(invocations)
+    lines += [*timing_lines(invocations), "", mark(folder)]
     return write_text_atomic(folder / "report.md", "\n".join(lines).rstrip("\n") + "\n")
 
 
@@ -215,8 +221,7 @@ def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tup
     cells = (
         str(folder),
         f"{scores['benchmark']}:{scores.get('config')}",
-        str(scores["model"]),
-        str(scores.get("judge")),
+        *map(str, run_labels(folder)),
         f"{scores['n_samples']} (this run)",
         headline,
         scale_of(benchmark),

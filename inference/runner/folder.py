@@ -95,6 +95,12 @@ def validated_config(path: Path, settings: dict[str, Any]) -> RunConfig:
         raise RunFolderError(f"{path}: {validation_problem(error)}") from None
 
 
+def run_labels(folder: Path) -> tuple[str, str | None]:
+    """(model, judge) of a run folder as people read them: config.yaml's display names, else the model ids."""
+    config = validated_config(Path(folder) / CONFIG_FILE, read_config(Path(folder)))
+    return config.model_label, config.judge_label
+
+
 def holds_records(folder: Path, *patterns: str) -> bool:
     """Whether any log matching `patterns` (default: generations and judgements) holds a complete record."""
     logs = [path for pattern in patterns or (GENERATION_LOGS, JUDGEMENT_LOGS) for path in folder.glob(pattern)]

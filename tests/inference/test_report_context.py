@@ -144,7 +144,7 @@ def test_without_released_data_the_context_says_so_in_one_line(gpt4o_replays, tm
     generations, verdicts = gpt4o_replays
     out = tmp_path / "run"
     assert main(chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
-    monkeypatch.setattr(report_context, "released_source", lambda name, configured: None)
+    monkeypatch.setenv("LONGFORM_EVAL_SOURCE", str(tmp_path / "no-source"))  # a machine without the upstream files
     from longform_eval.inference.report.markdown import write_report
 
     report = write_report(out).read_text()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+from collections.abc import Set
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -183,10 +184,9 @@ def published_interval(benchmark: UnitSource, scores: dict[str, Any], name: str)
     return None if found is None else found.to_dict()
 
 
-def released_figures(folder: Path, run_ids: set[str] | None) -> list[Published] | str:
-    """Each released model over all main prompts and, when `run_ids` is given, over those of them this run has;
-    or one sentence saying why there are none."""
-    source = released_source(HELLOBENCH, configured_source(folder))
+def released_figures_from(source: Path | None, run_ids: Set[str] | None) -> list[Published] | str:
+    """Each released model in `source` over all main prompts and, when `run_ids` is given, over those of them a run
+    has; or one sentence saying why there are none."""
     models = released_models(source) if source else []
     if not models:
         where = source or ", ".join(str(p) for p in local_candidates(HELLOBENCH)) or f"--source or ${SOURCE_ENV}"
@@ -199,7 +199,7 @@ def released_figures(folder: Path, run_ids: set[str] | None) -> list[Published] 
 
 
 def model_figures(
-    source: Path, model: str, prompts: dict[str, tuple[str, int]], run_ids: set[str] | None
+    source: Path, model: str, prompts: dict[str, tuple[str, int]], run_ids: Set[str] | None
 ) -> list[Published]:
     verdicts = released_verdicts(source, model)
     found = [

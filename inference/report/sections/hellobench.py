@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from longform_eval.dataset_builder.hellobench import NAME as HELLOBENCH
+
 from .base import ReportSection, Sections
 from .context import (
     RELEASED_JUDGE,
@@ -13,11 +15,16 @@ from .context import (
     Published,
     RunContext,
     agreement_line,
+    configured_source,
     published_interval,
-    released_figures,
+    released_figures_from,
+    released_source,
 )
 from .plots import Plot, bar_plot, scatter_plot, split_plots
 from .tables import fmt, fmt_bounds, fmt_figure, interval_of, markdown_table
+
+CONTEXTS: dict[tuple, RunContext] = {}  # the published context by (source, config, prompts): see `context`
+MAX_CONTEXTS = 16
 
 
 class HelloBenchSections(Sections):
@@ -81,9 +88,19 @@ class HelloBenchSections(Sections):
 
     def context(self, scores: dict[str, Any], folder: Path) -> RunContext:
         """The released models scored from their released GPT-4o verdicts, over all main prompts and over this run's
-        (length-constrained prompts are other prompts: no same-prompt rows for them)."""
+        (length-constrained prompts are other prompts: no same-prompt rows for them). Runs of one selection (a
+        leaderboard's, a report's of several runs) share it: it is computed once per source, config and prompts."""
         main = not self.benchmark.config.startswith("length_constrained")
-        published = released_figures(folder, {r["id"] for r in scores.get("rows", [])} if main else None)
+        ids = frozenset(r["id"] for r in scores.get("rows", [])) if main else None
+        source = released_source(HELLOBENCH, configured_source(folder))
+        key = (source, self.benchmark.config, ids)
+        if key not in CONTEXTS:
+            if len(CONTEXTS) >= MAX_CONTEXTS:
+                CONTEXTS.clear()
+            CONTEXTS[key] = self.published_context(released_figures_from(source, ids), main)
+        return CONTEXTS[key]
+
+    def published_context(self, published: list[Published] | str, main: bool) -> RunContext:
         judge = self.benchmark.paper_settings().judge_model
         if isinstance(published, str):
             return RunContext([], [published], judge, agreement_line())

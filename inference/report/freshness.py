@@ -1,0 +1,50 @@
+"""Whether a run's report.md is up to date: it ends with the hash of everything it was written from.
+
+report.md and its plots are a function of the run folder's config.yaml, scores.json, timings.json and calibrated.json,
+the benchmark source the published figures come from, and this package's version. `report` of a run whose report.md
+carries the hash of those inputs as they are now (and whose plots are all there) rewrites nothing: reading 30 finished
+runs draws no plot and scores no published model again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from longform_eval.dataset_builder.folder import package_version
+from longform_eval.dataset_builder.sources import SOURCE_ENV
+
+INPUTS = ("config.yaml", "scores.json", "timings.json", "calibrated.json")
+MARK = "<!-- longform-eval report inputs: {} -->"
+MARK_PATTERN = re.compile(r"<!-- longform-eval report inputs: ([0-9a-f]{64}) -->\s*\Z")
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)")
+
+
+def inputs_hash(folder: Path) -> str:
+    """SHA-256 over the package version, the benchmark source setting and the bytes of each input (or its absence)."""
+    digest = hashlib.sha256(f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}\0".encode())
+    for name in INPUTS:
+        path = Path(folder) / name
+        digest.update(f"{name}\0".encode())
+        digest.update(path.read_bytes() if path.is_file() else b"\0absent\0")
+    return digest.hexdigest()
+
+
+def mark(folder: Path) -> str:
+    """The last line of a report.md written from the folder's inputs as they are now."""
+    return MARK.format(inputs_hash(folder))
+
+
+def up_to_date(folder: Path) -> bool:
+    """report.md was written from the inputs as they are now, and every plot it shows is there."""
+    path = Path(folder) / "report.md"
+    try:
+        text = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else ""
+    except (OSError, UnicodeDecodeError):
+        return False
+    found = MARK_PATTERN.search(text)
+    if found is None or found.group(1) != inputs_hash(folder):
+        return False
+    return all((Path(folder) / name).is_file() for name in IMAGE.findall(text))
