@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jinja2
-from huggingface_hub import DatasetCard, DatasetCardData
 
 from longform_eval.registry import dataset_declarations
 
 from .hub import checked_repo_id
 from .tables import SPLIT, ConfigTable
 
-if TYPE_CHECKING:  # datasets is imported when a card is rendered: importing the builders stays light
+if TYPE_CHECKING:  # datasets and huggingface_hub's cards are imported when a card is rendered
     import datasets
+    from huggingface_hub import DatasetCard
 
 FOLDER_PLACEHOLDER = "path/to/{dataset}"
 CHECKOUT_METRIC = "metric/{metric}"
@@ -109,6 +109,8 @@ def render_card(
     metrics' code imports."""
     largest = max(len(table.rows) for table in tables)
     licence_names = {"license_name": card.license_name, "license_link": card.license_link}
+    from huggingface_hub import DatasetCard, DatasetCardData
+
     card_data = DatasetCardData(
         pretty_name=card.pretty_name,
         license=card_licence(repo.dataset, card),

@@ -7,14 +7,16 @@ import contextlib
 import importlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from huggingface_hub import HfApi
 from huggingface_hub.errors import HfHubHTTPError, HFValidationError, OfflineModeIsEnabled
 from huggingface_hub.utils import validate_repo_id
 
 from longform_eval.common.errors import LongformEvalError
+
+if TYPE_CHECKING:  # HfApi (its HTTP stack) is imported by the functions that talk to the Hub
+    from huggingface_hub import HfApi
 
 OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
@@ -116,6 +118,8 @@ def push_to_hub(
     message = offline_message(f"push {folder} to {repo_id}")
     if message:
         raise HubUnavailableError(message)
+    from huggingface_hub import HfApi
+
     api = api or HfApi(token=token)
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)

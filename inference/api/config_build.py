@@ -161,6 +161,8 @@ def build_config(
         raise refused("judge", "run judges what it generates: give a judge (BACKEND:MODEL), or only generate")
     if judge is None and settings.judge_args:
         raise refused("judge_args", "given without a judge (BACKEND:MODEL) to take them")
+    if judge is None and settings.judge_name:
+        raise refused("judge_name", "given without a judge (BACKEND:MODEL) to name")
     judge_spec = backend_spec(judge, settings.judge_args, "judge") if judge else None
     judging = judge_settings(settings, paper.judge, demo)
     config = RunConfig(
@@ -180,6 +182,8 @@ def build_config(
         constrained_judge=constrained_judge(settings.constrained_judge, judge_spec),
         parser=checked_parser(found, settings.parser),
         strip_think=settings.strip_think,
+        name=settings.name,
+        judge_name=settings.judge_name,
     )
     check_model_found(spec)
     check_model_found(judge_spec, "judge")

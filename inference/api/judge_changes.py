@@ -40,4 +40,6 @@ def judge_changes(stored: RunConfig, judge: str | None, settings: RunSettings, g
         changes["parser"] = checked_parser(benchmark, settings.parser)
     if "strip_think" in given and settings.strip_think != stored.strip_think:
         changes["strip_think"] = settings.strip_think
+    if settings.judge_name:
+        changes["judge_name"] = settings.judge_name
     return changes

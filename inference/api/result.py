@@ -1,37 +1,55 @@
-"""What a run call returns: the scores with their intervals, the counts and the files of one run folder."""
+"""What a run call returns: the figures with their intervals, the counts and the files of one run folder."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..benchmarks import Benchmark
+from ..benchmarks.layouts import Figure
 from ..report.markdown import benchmark_of
-from ..report.scores_file import SCORES_FILE, load_scores
 from ..runner import Run, RunConfig
 from ..runner.folder import CONFIG_FILE
 from ..runner.pending import pending_calls
+from .scored import is_number, read_scores
+
+if TYPE_CHECKING:
+    import pandas
+
+NOT_COUNTS = ("schema_version",)  # top-level integers of scores.json that count nothing
+HTML_FIGURES = 12  # figures shown in a notebook's table of one run
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RunResult:
-    """One run folder as it stands: `scores` and `intervals` by figure name (as scores.json names them), the headline
-    figure, and the counts. `pending` > 0 (of which `failed` failed) means the scores are not final yet."""
+    """One run folder as it stands: `scores` (figures, floats) and `intervals` by figure name (as scores.json names
+    them), the headline figure, scores.json's counts (`counts`, integers), and the run's own counts. `pending` > 0
+    (of which `failed` failed) means the scores are not final yet. `name` is the model as people read it (its
+    display name, else `model`, the model id)."""
 
     folder: Path
     benchmark: str  # NAME:CONFIG
     config: RunConfig
     model: str
     judge: str | None
+    name: str
     scores: dict[str, float]
     intervals: dict[str, tuple[float, float]]
     headline: str | None
+    counts: dict[str, int]
     rows: int
     generated: int
     judged: int
     unscored: int
     failed: int
     pending: int
+
+    @property
+    def judge_name(self) -> str | None:
+        """The judge as people read it: its display name, else `judge`."""
+        return self.config.judge_label
 
     @property
     def config_path(self) -> Path:
@@ -50,6 +68,57 @@ class RunResult:
         """Every call made: the scores are final."""
         return self.pending == 0
 
+    def headline_text(self) -> str:
+        """`overall 2.18 [-94.57, 98.94]`, or what stands in for it before the run is scored."""
+        if self.headline is None:
+            return "not scored yet" if not self.scores else "no interval"
+        return f"{self.headline} {figure_text(self.scores.get(self.headline), self.intervals.get(self.headline))}"
+
+    def __repr__(self) -> str:
+        return (
+            f"<RunResult {self.benchmark} {self.name!r}: {self.headline_text()}, n={self.rows}, pending={self.pending}>"
+        )
+
+    def _repr_html_(self) -> str:
+        names = [self.headline] if self.headline else []
+        names += [name for name in self.intervals if name != self.headline]
+        cells = "".join(
+            f"<tr><td>{escape(name)}</td><td>{number(self.scores.get(name))}</td>"
+            f"<td>{interval_text(self.intervals.get(name))}</td></tr>"
+            for name in names[:HTML_FIGURES]
+        )
+        more = (
+            f"<p>{len(names) - HTML_FIGURES} more figures: <code>to_pandas()</code></p>" if names[HTML_FIGURES:] else ""
+        )
+        judge = f", judged by {escape(self.judge_name)}" if self.judge_name else ""
+        head = (
+            f"<p><b>{escape(self.name)}</b> on {escape(self.benchmark)}{judge}: n={self.rows}, "
+            f"pending={self.pending}</p>"
+        )
+        table = f"<table><tr><th>figure</th><th>value</th><th>95% interval</th></tr>{cells}</table>" if cells else ""
+        return head + table + more
+
+    def to_pandas(self, level: str = "figures") -> pandas.DataFrame:
+        """A DataFrame of the run: `figures` (one row per figure with its interval), `tasks` (one row per figure of a
+        task or other group) or `rows` (one row per evaluated sample, with its score and the judge's verdict). Each
+        row names the run (`run`: the display name) and the benchmark, so that frames of several runs concatenate."""
+        from .frames import run_frame
+
+        return run_frame(self, level)
+
+
+def figure_text(value: float | None, interval: tuple[float, float] | None) -> str:
+    shown = number(value)
+    return f"{shown} {interval_text(interval)}" if interval else shown
+
+
+def number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def interval_text(interval: tuple[float, float] | None) -> str:
+    return "-" if interval is None else f"[{interval[0]:.4g}, {interval[1]:.4g}]"
+
 
 def run_result(run: Run) -> RunResult:
     """The result of `run` as its folder holds it (scores empty until scores.json is written)."""
@@ -63,9 +132,11 @@ def run_result(run: Run) -> RunResult:
         config=run.config,
         model=run.config.model_id,
         judge=run.config.judge.name if run.config.judge else None,
+        name=run.config.model_label,
         scores=values,
         intervals=intervals,
         headline=headline,
+        counts=counts(scores),
         rows=len(run.rows),
         generated=len(run.current_generations()),
         judged=len(judgements),
@@ -75,22 +146,38 @@ def run_result(run: Run) -> RunResult:
     )
 
 
-def read_scores(folder: Path) -> dict[str, Any]:
-    """scores.json as `report` reads it (every field checked), or nothing before the run is scored."""
-    return load_scores(folder) if (folder / SCORES_FILE).is_file() else {}
+def figure_names(scores: dict[str, Any], benchmark: Benchmark) -> set[str]:
+    """The figures of scores.json: those of its `intervals`, and the top-level fields its layout declares figures."""
+    layout = benchmark.scores_layout.model_fields if benchmark.scores_layout else {}
+    declared = {name for name, field in layout.items() if field.annotation == Figure}
+    return set(scores.get("intervals") or {}) | declared
+
+
+def counts(scores: dict[str, Any]) -> dict[str, int]:
+    """The top-level counts of scores.json (integers that are no figure: `n_scored`, `n_samples`, ...), as integers."""
+    if not scores:
+        return {}
+    named = figure_names(scores, benchmark_of(scores))
+    return {
+        key: value
+        for key, value in scores.items()
+        if isinstance(value, int) and not isinstance(value, bool) and key not in named and key not in NOT_COUNTS
+    }
 
 
 def figures(scores: dict[str, Any]) -> tuple[dict[str, float], dict[str, tuple[float, float]], str | None]:
-    """(value by figure, (low, high) by figure, the headline figure): the top-level numbers of scores.json and each
-    figure of its `intervals`, found where the benchmark puts it."""
+    """(value by figure, (low, high) by figure, the headline figure): the top-level figures of scores.json (floats,
+    and the fields the benchmark declares figures) and each figure of its `intervals`, found where the benchmark
+    puts it. Counts are left out (see `counts`)."""
     if not scores:
         return {}, {}, None
-    values = {k: float(v) for k, v in scores.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    found = {name: interval for name, interval in (scores.get("intervals") or {}).items() if interval}
     benchmark = benchmark_of(scores)
+    named = figure_names(scores, benchmark)
+    values = {k: float(v) for k, v in scores.items() if is_number(v) and (isinstance(v, float) or k in named)}
+    found = {name: interval for name, interval in (scores.get("intervals") or {}).items() if interval}
     for name in scores.get("intervals") or {}:  # a figure without an interval (one unit per stratum) has a value
         value = benchmark.figure_value(scores, name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if is_number(value):
             values[name] = float(value)
     intervals = {name: (float(i["low"]), float(i["high"])) for name, i in found.items() if "low" in i}
     headline = benchmark.headline_figure if benchmark.headline_figure in found else next(iter(found), None)

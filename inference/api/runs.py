@@ -4,15 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..hub.run_copy import local_runs
 from ..report.comparisons import compared_runs, comparisons_document
 from ..report.run_checks import checked_runs
 from ..runner import Run
-from .result import RunResult, run_result
+from ..runner.folder import run_labels
+from .result import RunResult, interval_text, number, run_result
 from .settings import refused
+
+if TYPE_CHECKING:
+    import pandas
+
+SHOWN_PAIRS = 12  # comparisons shown in a notebook's table
 
 
 def open_run(path_or_hf: str | Path, out: str | Path | None = None) -> RunResult:
@@ -27,7 +34,8 @@ def open_run(path_or_hf: str | Path, out: str | Path | None = None) -> RunResult
 
 @dataclass(frozen=True)
 class Comparison:
-    """a - b on figure `figure`, on the units both runs scored; distinguishable: the interval excludes 0."""
+    """a - b on figure `figure`, on the units both runs scored; distinguishable: the interval excludes 0. `a` and `b`
+    are the run folders, `a_name` and `b_name` the models as people read them (display names, else model ids)."""
 
     a: str
     b: str
@@ -39,16 +47,22 @@ class Comparison:
     distinguishable: bool | None
     paired: bool
     units: int | None
+    a_name: str = ""
+    b_name: str = ""
 
-    def line(self) -> str:
+    def line(self, names: bool = False) -> str:
+        """One line; `names`: the runs by display name (else by folder)."""
+        a, b = (self.a_name or self.a, self.b_name or self.b) if names else (self.a, self.b)
         if self.difference is None or self.interval is None:
-            return f"{self.figure}: {self.a} - {self.b}: no shared units"
-        verdict = "distinguishable" if self.distinguishable else "a tie"
+            return f"{self.figure}: {a} - {b}: no shared units"
         low, high = self.interval
-        return (
-            f"{self.figure}: {self.a} - {self.b} = {self.difference:+.4g} [{low:+.4g}, {high:+.4g}], "
-            f"p = {self.p_value:.3g}: {verdict}"
-        )
+        return f"{self.figure}: {a} - {b} = {self.difference:+.4g} [{low:+.4g}, {high:+.4g}], {self.verdict()}"
+
+    def verdict(self) -> str:
+        if self.difference is None or self.interval is None:
+            return "no shared units"
+        p = "-" if self.p_value is None else f"{self.p_value:.3g}"
+        return f"p = {p}: {'distinguishable' if self.distinguishable else 'a tie'}"
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,32 @@ class Comparisons:
     def __iter__(self):
         return iter(self.pairs)
 
+    def __repr__(self) -> str:
+        if not self.pairs:
+            return "<Comparisons: no two runs share a benchmark config>"
+        first = self.pairs[0]
+        more = f"; {len(self.pairs) - 1} more" if len(self.pairs) > 1 else ""
+        return f"<Comparisons {first.benchmark}, {len(self.pairs)} pairs and figures: {first.line(names=True)}{more}>"
+
+    def _repr_html_(self) -> str:
+        head = "<tr><th>a</th><th>b</th><th>figure</th><th>a - b</th><th>95% interval</th><th></th></tr>"
+        cells = "".join(
+            f"<tr><td>{escape(pair.a_name or pair.a)}</td><td>{escape(pair.b_name or pair.b)}</td>"
+            f"<td>{escape(pair.figure)}</td><td>{number(pair.difference)}</td><td>{interval_text(pair.interval)}</td>"
+            f"<td>{escape(pair.verdict())}</td></tr>"
+            for pair in self.pairs[:SHOWN_PAIRS]
+        )
+        more = len(self.pairs) - SHOWN_PAIRS
+        rest = f"<p>{more} more: <code>to_pandas()</code></p>" if more > 0 else ""
+        return f"<table>{head}{cells}</table>{rest}" if cells else f"<p>{escape(self.table())}</p>"
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per pair and figure: benchmark, a, b (display names), figure, difference (a - b), low, high, p,
+        distinguishable, units, paired, a_folder, b_folder."""
+        from .frames import comparison_frame
+
+        return comparison_frame(self)
+
 
 def compare(runs: Iterable[str | Path | RunResult]) -> Comparisons:
     """Paired comparisons between scored runs (folders, hf:// runs or RunResults), as `longform-eval report` writes
@@ -76,10 +116,17 @@ def compare(runs: Iterable[str | Path | RunResult]) -> Comparisons:
     folders = local_runs([run.folder if isinstance(run, RunResult) else run for run in runs])
     checked_runs(folders)
     document = comparisons_document(compared_runs(folders)) or {"comparisons": []}
-    return Comparisons(tuple(comparison(entry) for entry in document["comparisons"]))
+    names = {str(folder): model_label(folder) for folder in folders}
+    return Comparisons(tuple(comparison(entry, names) for entry in document["comparisons"]))
 
 
-def comparison(entry: dict[str, Any]) -> Comparison:
+def model_label(folder: Path) -> str:
+    """The model of a run folder as people read it (config.yaml's display name, else the model id)."""
+    return run_labels(Path(folder))[0]
+
+
+def comparison(entry: dict[str, Any], names: dict[str, str] | None = None) -> Comparison:
+    names = names or {}
     low, high = entry.get("low"), entry.get("high")
     return Comparison(
         a=entry["a"],
@@ -92,6 +139,8 @@ def comparison(entry: dict[str, Any]) -> Comparison:
         distinguishable=entry.get("distinguishable"),
         paired=bool(entry.get("paired")),
         units=entry.get("n_paired"),
+        a_name=names.get(entry["a"], entry["a"]),
+        b_name=names.get(entry["b"], entry["b"]),
     )
 
 

@@ -55,6 +55,16 @@ class RunSettings(BaseModel):
     dataset_revision: str | None = None
     source: str | None = None
     force: StrictBool = False
+    name: str | None = None  # the model's display name (RunConfig.name); a label, never part of a record's key
+    judge_name: str | None = None  # the judge's display name (RunConfig.judge_name)
+
+    @field_validator("name", "judge_name")
+    @classmethod
+    def a_label(cls, value: str | None) -> str | None:
+        """One line of text people read in tables: not empty, no line break."""
+        if value is not None and (not value.strip() or any(c in value for c in "\r\n")):
+            raise ValueError("expected a one-line label that is not empty")
+        return value
 
     @field_validator("subcategory", mode="before")
     @classmethod
@@ -79,6 +89,7 @@ JUDGE_SETTINGS = (
     "constrained_judge",
     "strip_think",
     "judge_args",
+    "judge_name",
     "force",
 )
 

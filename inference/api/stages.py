@@ -14,7 +14,7 @@ from ..backends.shared import SharedBackends
 from ..report.markdown import save_invocation, write_report
 from ..report.run_checks import check_record_logs
 from ..runner import Run, RunConfig
-from ..runner.folder import check_writable_folder, read_config
+from ..runner.folder import CONFIG_FILE, check_writable_folder, read_config
 from ..runner.lock import lock_file_path, unlock_run_folder
 from ..runner.parallel import is_main_process, process_rank
 from .config_build import build_config
@@ -24,6 +24,7 @@ from .settings import JUDGE_SETTINGS, refused, settings_from
 
 ALL_STAGES = ("generate", "judge", "score", "report")
 DEFAULT_OUT = Path("runs/default")
+LABELS = ("name", "judge_name")  # RunConfig's display names
 
 
 @dataclass
@@ -131,8 +132,18 @@ def execute(
 ) -> tuple[Run, StageClock | None]:
     """Create (or resume) the run folder of a checked config and run the stages asked for: the one road by which the
     API and the CLI's `run` and `generate` make calls."""
-    found = Run.create(folder, config, force=force)
+    found = Run.create(folder, with_stored_labels(folder, config), force=force)
     return found, run_stages(found, stages, backends)
+
+
+def with_stored_labels(folder: Path, config: RunConfig) -> RunConfig:
+    """A resumed run keeps the display names it was given (`name`, `judge_name`) unless new ones are given."""
+    try:
+        stored = read_config(folder) if (folder / CONFIG_FILE).is_file() else {}
+    except (OSError, ValueError):  # a damaged folder: `Run.create` names the problem
+        return config
+    kept = {key: stored.get(key) for key in LABELS if getattr(config, key) is None and isinstance(stored.get(key), str)}
+    return config.model_copy(update=kept) if kept else config
 
 
 def judge(run_folder: str | Path, judge: str | None = None, **judge_settings: Any) -> RunResult:

@@ -123,7 +123,9 @@ def add_model_arguments(parser: argparse.ArgumentParser, judge_only: bool = Fals
         parser.add_argument(
             "--chat-template", choices=["on", "off"], help="override chat-template use (a deviation from the paper)"
         )
+        parser.add_argument("--name", help="the model's display name in tables and plots (default: BACKEND:MODEL)")
     add_backend_arguments(parser, "judge", f"of the judge (default {DEFAULT_MODEL} for the demo)")
+    parser.add_argument("--judge-name", help="the judge's display name in tables and plots (default: BACKEND:MODEL)")
     parser.add_argument("--judge-max-new-tokens", type=NEW_TOKENS.argument(), help="override the judge's max tokens")
     parser.add_argument(
         "--judge-attempts", type=JUDGE_ATTEMPTS.argument(), help="attempts per judge call until it parses"
@@ -173,6 +175,8 @@ SETTINGS = (
     "dataset_revision",
     "source",
     "force",
+    "name",
+    "judge_name",
 )
 
 

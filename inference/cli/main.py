@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from pydantic import ValidationError
 
-from longform_eval.common.errors import ConfigError
+from longform_eval.common.errors import ConfigError, LongformEvalError
 from longform_eval.common.user_errors import os_error_line, validation_problem
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
@@ -26,12 +26,13 @@ from ..hub.client import guard_hub_client
 from ..runner import RunConfigMismatch
 from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
 from ..secret_values import scrub
-from . import fit_weights, publish, push_run
+from . import fit_weights, leaderboard, publish, push_run
 from . import run as cli_run
 from .args import flag_line
 
 COMMANDS_GROUP = "longform_eval.commands"
 EXPECTED_ERRORS = (
+    LongformEvalError,  # every error of the toolkit's own: the ones below that are not are the libraries'
     SourceError,
     SourceUnavailableError,
     HubUnavailableError,
@@ -45,7 +46,7 @@ EXPECTED_ERRORS = (
 )
 
 
-class CommandLineError(ValueError):
+class CommandLineError(LongformEvalError, ValueError):
     """A command line argparse refuses (an unknown option, a value of the wrong type or range)."""
 
 
@@ -69,6 +70,7 @@ def parser() -> argparse.ArgumentParser:
     dataset_cli.add_commands(subparsers)
     fit_weights.add_commands(subparsers)
     cli_run.add_commands(subparsers)
+    leaderboard.add_command(subparsers)
     publish.add_command(subparsers)
     push_run.add_command(subparsers)
     add_plugin_commands(subparsers)

@@ -14,15 +14,17 @@ from ..api.judge_changes import judge_changes as api_judge_changes
 from ..api.settings import JUDGE_SETTINGS, settings_from
 from ..api.stages import DEFAULT_OUT, StageClock, execute, judge_folder, score_folder
 from ..backends.shared import SharedBackends
-from ..hub.run_copy import local_runs
-from ..hub.sources import hub_or_local_path
+from ..hub.run_copy import hub_runs, local_runs
+from ..hub.sources import hub_or_local_path, is_hub_path
+from ..progress import terminal_width
 from ..report.calibration_view import print_calibration_view
 from ..report.comparisons_view import print_comparison_view
 from ..report.lengths import print_length_view
-from ..report.markdown import print_leaderboard, summary_lines, write_report
+from ..report.markdown import print_leaderboard, write_report
 from ..report.pairwise import print_pairwise_view
 from ..report.power_plan import PowerReference, power_lines, power_reference
 from ..report.run_checks import checked_runs
+from ..report.summary import summary_lines
 from ..runner import Run, RunConfig
 from ..runner.pending import PendingCalls, pending_calls
 from ..runner.run import read_config
@@ -78,7 +80,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument(
         "--out",
         type=out_folder,
-        help="with one hf:// run: the local folder for its copy and report (default runs/hf/ORG/NAME[/PATH])",
+        help="with two or more runs: the folder for comparisons.json (without it the comparison is printed, not "
+        "written); with one hf:// run: the local folder for its copy and report (default runs/hf/ORG/NAME[/PATH])",
     )
     report.set_defaults(handler=command_report)
 
@@ -114,11 +117,12 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
 
 
 def print_summary(done: list[tuple[Run, StageClock]]) -> None:
-    """Per run folder: the figure and its scale, scored / unscored counts and reasons, stage times, the report."""
+    """Per run folder: the figure and its scale, scored / unscored counts and reasons, stage times, the report; at the
+    terminal's width (`COLUMNS` wins), the figure and its interval on one line."""
     print("\nsummary")
     for run, clock in done:
         reasons = Counter(j.unscored_reason for j in run.current_judgements().values() if j.unscored_reason)
-        print("\n".join(summary_lines(run.folder, clock.seconds, dict(reasons.most_common()))))
+        print("\n".join(summary_lines(run.folder, clock.seconds, dict(reasons.most_common()), terminal_width())))
 
 
 def report_failures(runs: list[Run]) -> int:
@@ -146,7 +150,7 @@ def print_dry_run(run: Run, power: PowerReference | None = None) -> None:
         f"{len(pending) * run.config.generation.max_new_tokens:,} new tokens"
     )
     print(
-        f"  judge calls now pending: {len(run.pending_judge_calls())} (more after generation) to "
+        f"  judge calls now pending: {len(run.pending_judge_keys())} (more after generation) to "
         f"{run.config.judge.name if run.config.judge else '-'}, up to "
         f"{run.config.judge_attempts} attempts each, max {run.config.judge_generation.max_new_tokens} "
         "new tokens"
@@ -176,16 +180,31 @@ def command_score(args: argparse.Namespace) -> int:
 
 
 def command_report(args: argparse.Namespace) -> int:
-    args.folders = local_runs(args.folders, args.out)  # a Hub run: its local copy (the HF cache stays read-only)
-    pending = checked_runs(args.folders)  # every file it reads, for every run, before anything is written
+    args.folders, comparisons_out = report_folders(args.folders, args.out)
+    pending = checked_runs(args.folders, comparisons_out)  # every file it reads, for every run, before any is written
     for folder in args.folders:
         print(write_report(folder))
     print_length_view(args.folders)
     print_pairwise_view(args.folders)
     print_leaderboard(args.folders)
-    print_comparison_view(args.folders)
+    print_comparison_view(args.folders, comparisons_out)
     print_calibration_view(args.folders)
     return report_pending(pending)
+
+
+def report_folders(sources: list[str | Path], out: Path | None) -> tuple[list[Path], Path | None]:
+    """The local run folders (a Hub run: its local copy; the HF cache stays read-only) and the folder `--out` names
+    for comparisons.json (None: the comparison is printed, not written). `--out` with one hf:// run that is one run
+    is the folder of its copy, as before; with two or more runs it is where comparisons.json goes."""
+    if out is not None and len(sources) == 1 and is_hub_path(sources[0]) and len(hub_runs(str(sources[0]))) == 1:
+        return local_runs(sources, out), None
+    folders = local_runs(sources)
+    if out is not None and len(folders) < 2:
+        raise ValueError(
+            "--out names the folder for the comparisons of two or more runs, or the local copy of one "
+            f"hf://datasets/... run; {len(folders)} local run given"
+        )
+    return folders, out
 
 
 def report_pending(folders: list[PendingCalls]) -> int:

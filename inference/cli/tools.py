@@ -37,7 +37,10 @@ def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
     )
     imported.add_argument("--dataset-revision")
     imported.add_argument("--source", type=source_folder, help="source folder for the default dataset build")
-    imported.add_argument("--name", help="model name to record (default: the folder or file name)")
+    imported.add_argument(
+        "--name",
+        help="the model's display name, also recorded as its id imported:NAME (default: the file or folder name)",
+    )
     imported.add_argument(
         "--skip-unknown",
         action="store_true",

@@ -10,14 +10,12 @@ and printed as one, never as a ranking. Per config, each run's rank range on the
 its runs scored (as Chatbot Arena shows). The math is `longform_eval.metric.uncertainty`'s; this module knows no
 benchmark.
 
-Written to `comparisons.json` where `report_lengths` writes its view (the deepest folder holding every given run);
-an existing file is replaced only if `longform-eval report` wrote it.
+Written to `comparisons.json` by `comparisons_file`, only into the folder `report --out DIR` names.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -26,10 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtr  # scipy.stats' norm.sf(x) is ndtr(-x), without importing scipy.stats
 
-from longform_eval.common.atomic import write_text_atomic
-from longform_eval.common.owned import check_new_or_ours
 from longform_eval.metric.uncertainty import (
     DEFAULT_LEVEL,
     Difference,
@@ -49,7 +45,6 @@ from ..benchmarks import Benchmark
 from ..runner import Run
 from ..runner.scoring import sample_scores
 from ..runner.uncertainty import run_units
-from .lengths import output_folder
 from .markdown import benchmark_of, load_scores
 
 FILE = "comparisons.json"
@@ -221,7 +216,7 @@ def independent_fields(a: ComparedRun, b: ComparedRun, name: str) -> dict[str, A
         "low": found.low,
         "high": found.high,
         "se": found.se,
-        "p_value": float(2 * norm.sf(abs(found.point) / found.se)),
+        "p_value": float(2 * ndtr(-(abs(found.point) / found.se))),
         "distinguishable": not found.contains(0.0),
         "minimum_detectable": minimum_detectable_difference(found.se),
     }
@@ -273,27 +268,3 @@ def comparisons_document(runs: list[ComparedRun]) -> dict[str, Any] | None:
         "configs": [config_fields(config, members) for config, members in groups.items()],
         "comparisons": entries,
     }
-
-
-# ----- the file ---------------------------------------------------------------------------------------------------
-def comparisons_path(folders: Sequence[Path]) -> Path:
-    """Where `comparisons.json` goes; an OutputFileError if a file there was not written by `longform-eval report`."""
-    return check_new_or_ours(output_folder(list(folders)) / FILE, "the comparisons file", is_ours, OURS)
-
-
-def is_ours(path: Path) -> bool:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return isinstance(document, dict) and document.get("written_by") == WRITTEN_BY
-
-
-def write_comparisons(folders: Sequence[Path]) -> tuple[Path, dict[str, Any]] | None:
-    """Write `comparisons.json` for the given runs; None (nothing written) when no two share a benchmark config."""
-    path = comparisons_path(folders)
-    document = comparisons_document(compared_runs(folders))
-    if document is None:
-        return None
-    write_text_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    return path, document

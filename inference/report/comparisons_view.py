@@ -1,6 +1,6 @@
 """The printed section of `longform-eval report` over several runs: each config's runs with their figure, interval,
 rank and rank range, then the differences of the headline figure, ties marked as such (never as a ranking), and a
-line on the other figures. The figures are `report_comparisons`' (comparisons.json)."""
+line on the other figures. The figures are `comparisons`' (comparisons.json, written only into `report --out DIR`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .comparisons import FILE, write_comparisons
+from .comparisons import FILE, compared_runs, comparisons_document
+from .comparisons_file import write_comparisons
 from .sections.tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
 
 TIE = "tie (not distinguishable)"
@@ -87,11 +88,17 @@ def section_lines(document: dict[str, Any]) -> list[str]:
     return lines
 
 
-def print_comparison_view(folders: Sequence[Path]) -> None:
-    """Print the section and where comparisons.json was written, for `longform-eval report`; nothing when no two
-    given runs share a benchmark config."""
-    written = write_comparisons(folders)
-    if written is not None:
-        path, document = written
+def print_comparison_view(folders: Sequence[Path], out: Path | None = None) -> None:
+    """Print the section, for `longform-eval report`, and write comparisons.json into `out` (`--out DIR`); without
+    `out` nothing is written, and one line says so. Nothing when no two given runs share a benchmark config."""
+    if out is not None:
+        written = write_comparisons(folders, out)
+        if written is not None:
+            path, document = written
+            print("\n" + "\n".join(section_lines(document)))
+            print(path)
+        return
+    document = comparisons_document(compared_runs(folders))
+    if document is not None:
         print("\n" + "\n".join(section_lines(document)))
-        print(path)
+        print(f"{FILE} not written: give --out DIR to write it there (or `longform-eval leaderboard ... --out DIR`)")

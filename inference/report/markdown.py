@@ -7,7 +7,6 @@ are the published figures shown beside them (its `context`).
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from .scores_file import load_scores
 from .sections import sections_for
 from .sections.context import RunContext, agreement_applies, context_lines
 from .sections.tables import fmt, fmt_interval
-from .timings import STAGES, read_timings, save_invocation, timing_lines
+from .timings import read_timings, save_invocation, timing_lines
 from .uncertainty import interval_sentences, judge_temperature, variance_lines
 
 
@@ -120,8 +119,9 @@ def leaderboard(folders: list[Path], width: int | None = None) -> Table:
         scores = load_scores(folder)
         benchmark = benchmark_of(scores)
         rows.append(run_cells(folder, scores, benchmark))
-        context = sections_for(benchmark).context(scores, folder) or RunContext()
-        beside = published_apply(scores, context)
+        beside = published_apply(scores, benchmark.paper_settings().judge_model)
+        wanted = beside or agreement_applies(scores.get("judge"))  # else the context (published figures) is not read
+        context = (sections_for(benchmark).context(scores, folder) if wanted else None) or RunContext()
         for cells in context_cells(scores, context) if beside else []:
             if cells not in shown:
                 shown.add(cells)
@@ -139,13 +139,14 @@ def leaderboard(folders: list[Path], width: int | None = None) -> Table:
     return board_table(rows, widths, notes)
 
 
-def published_apply(scores: dict[str, Any], context: RunContext) -> bool:
-    """Published figures rank beside a run only where its judge is the model their verdicts came from (the paper's:
-    the same test as scores.json's `judge model` deviation); under another judge they are context (report.md)."""
+def published_apply(scores: dict[str, Any], judge_model: str | None) -> bool:
+    """Published figures rank beside a run only where its judge is the model their verdicts came from (the paper's
+    `judge_model`: the same test as scores.json's `judge model` deviation); under another judge they are context
+    (report.md)."""
     judge = str(scores.get("judge") or "")
-    if not context.judge_model or ":" not in judge:
+    if not judge_model or ":" not in judge:
         return False
-    return same_model(judge.partition(":")[2], context.judge_model)
+    return same_model(judge.partition(":")[2], judge_model)
 
 
 def agreement_applies_to(scores: dict[str, Any], context: RunContext) -> bool:
@@ -248,56 +249,6 @@ def print_leaderboard(folders: list[Path]) -> None:
     console.print(leaderboard(folders, console.width))
 
 
-# ----- the closing summary ------------------------------------------------------------------------------------
-def scored_counts(scores: dict[str, Any]) -> str:
-    """Scored and unscored counts in the benchmark's unit (rows or outputs; LongGenBench-style judged checks)."""
-    if "n_scored" in scores:
-        return f"scored {scores['n_scored']}, unscored {scores.get('n_unscored', 0)}"
-    return f"judged checks {scores.get('n_judged', 0)}, unscored checks {scores.get('n_unscored', 0)}"
-
-
-def summary_lines(
-    folder: Path, seconds: dict[str, float], judged_reasons: dict[str, int], width: int | None = None
-) -> list[str]:
-    """What happened to one run folder: its figure and scale, its counts and unscored reasons, stage times, report.
-
-    `judged_reasons` (unscored reasons of the judgements) stand in when scores.json lists none of its own. `width`
-    (a terminal's): each line wrapped to it, the figure and its interval never split.
-    """
-    scores = load_scores(folder)
-    benchmark = benchmark_of(scores)
-    headline, details = sections_for(benchmark).headline(scores)
-    reasons = scores.get("unscored_reasons") or judged_reasons
-    generations, judge_calls = scores.get("n_pending_generations", 0), scores.get("n_pending_judge_calls", 0)
-    pending = f"; pending: {generations} generations, {judge_calls} judge calls" if generations or judge_calls else ""
-    report = Path(folder) / "report.md"
-    lines = [
-        f"{scores['benchmark']}:{scores.get('config')}  model {scores['model']}, judge {scores.get('judge')}",
-        f"  score {headline} (scale {scale_of(benchmark)}; {details})",
-        f"  {scored_counts(scores)}{pending}",
-        *[f"  unscored: {n} x {reason}" for reason, n in reasons.items()],
-        "  wall time: " + ", ".join(f"{stage} {seconds[stage]:.1f} s" for stage in STAGES if stage in seconds),
-        f"  report: {report}" if report.is_file() else "  report: not written",
-    ]
-    return [part for line in lines for part in wrapped(line, width, whole=(f"score {headline}",))]
-
-
-NBSP = "\u00a0"
-
-
-def wrapped(line: str, width: int | None, whole: tuple[str, ...] = ()) -> list[str]:
-    """`line` in lines of at most `width` characters, continued two spaces further in than it starts; the `whole`
-    fragments (a figure and its interval) never split, nor a word (a path stays whole to be copied, on a line of its
-    own, even where that line is wider)."""
-    if width is None or len(line) <= width:
-        return [line]
-    for fragment in whole:
-        line = line.replace(fragment, fragment.replace(" ", NBSP))  # textwrap breaks at ASCII whitespace only
-    indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
-    wrapper = textwrap.TextWrapper(width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
-    return [part.replace(NBSP, " ") for part in wrapper.wrap(line)]
-
-
 __all__ = [
     "fmt",
     "leaderboard",
@@ -305,7 +256,5 @@ __all__ = [
     "print_leaderboard",
     "read_timings",
     "save_invocation",
-    "summary_lines",
-    "wrapped",
     "write_report",
 ]

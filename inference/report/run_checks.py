@@ -1,9 +1,9 @@
 """Every file `longform-eval report` reads, checked before it writes anything.
 
 A run folder's config.yaml (valid, and selecting the rows its records were made on), every record of its logs,
-scores.json (`scores_file`), timings.json, and, for several runs, the comparisons.json they share: a damaged one is
-one line naming the file (and the line and field), exit status 2, and no report.md, plot or view of any given run
-is rewritten. `score` checks the record logs the same way before it opens the folder for writing.
+scores.json (`scores_file`), timings.json, and, for several runs, the comparisons.json in `report --out DIR`: a
+damaged one is one line naming the file (and the line and field), exit status 2, and no report.md, plot or view of
+any given run is rewritten. `score` checks the record logs the same way before it opens the folder for writing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..runner.folder import CONFIG_FILE, GENERATION_LOGS, JUDGEMENT_LOGS, RunFol
 from ..runner.pending import PendingCalls, pending_calls
 from ..runner.records import RecordLog
 from ..runner.schema import GenerationRecord, JudgementRecord
-from .comparisons import comparisons_path
+from .comparisons_file import comparisons_path
 from .json_file import DamagedFile
 from .pairwise import pairwise_runs
 from .scores_file import SCORES_FILE, check_figures, read_scores
@@ -72,10 +72,11 @@ def checked_run(folder: Path) -> PendingCalls:
     return pending
 
 
-def checked_runs(folders: Sequence[Path]) -> list[PendingCalls]:
-    """Every given run folder checked (see the module doc) before `report` writes anything for any of them."""
+def checked_runs(folders: Sequence[Path], comparisons_out: Path | None = None) -> list[PendingCalls]:
+    """Every given run folder checked (see the module doc) before `report` writes anything for any of them;
+    `comparisons_out`: the folder `report --out` names for comparisons.json."""
     pending = [checked_run(Path(folder)) for folder in folders]
-    if len(folders) > 1:
-        comparisons_path(folders)  # refuses a comparisons.json that `report` did not write
+    if comparisons_out is not None:
+        comparisons_path(comparisons_out, folders)  # refuses a comparisons.json `report` did not write for these runs
     pairwise_runs(list(folders))  # refuses a pairwise run whose model and baseline have one name
     return pending

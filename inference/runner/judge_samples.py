@@ -59,3 +59,11 @@ def verdicts_by_sample(verdicts: dict[str, Any], samples: int) -> list[dict[str,
         if sample < samples:
             split[sample][base] = verdict
     return split
+
+
+def calls_by_sample(pending: list[tuple[JudgeCall, bool, str]]) -> dict[int, list[tuple[JudgeCall, bool, str]]]:
+    """Pending judge calls grouped by judge sample (each sample has its own seed), sample 0 first."""
+    groups: dict[int, list[tuple[JudgeCall, bool, str]]] = {}
+    for entry in pending:
+        groups.setdefault(split_sample_key(entry[0].key)[1], []).append(entry)
+    return dict(sorted(groups.items()))

@@ -9,9 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from longform_eval.common.atomic import write_text_atomic
 from longform_eval.dataset_builder.folder import package_version
 
 from ..backends import Backend, create_backend
@@ -22,12 +19,13 @@ from ..config import GenerationConfig, ModelSpec
 from ..progress import console, stage_progress
 from ..secret_values import scrub
 from .answers import read_answers
-from .config import RunConfig, RunConfigMismatch, bound_fields
+from .config import RunConfig
 from .derived import DerivedValues
-from .folder import CONFIG_FILE, JUDGEMENT_LOGS, check_writable_folder, holds_records, read_config, validated_config
-from .judge_samples import sample_call, sample_key, sample_settings, split_sample_key
+from .folder import CONFIG_FILE, check_writable_folder, read_config, validated_config
+from .judge_samples import calls_by_sample, sample_call, sample_key, sample_settings
 from .judging import JudgeRounds
 from .lock import lock_run_folder
+from .reconcile import reconciled
 from .records import RecordLog
 from .rows_file import stored_rows, write_rows_file
 from .schema import GenerationRecord, JudgementRecord, config_hash
@@ -97,31 +95,8 @@ class Run:
         return cls.create(folder, config, force=force, read_only=read_only)
 
     def reconcile(self, config: RunConfig, force: bool) -> RunConfig:
-        """A stored setting binds once a record depends on it (a judge setting once a judgement is written, any other
-        once a generation is): changing it is then refused unless `force` (output-neutral backend options are no
-        change); before that, the new setting simply replaces it (a failed first command blocks nothing)."""
-        path = self.folder / CONFIG_FILE
-        stored = read_config(self.folder) if path.is_file() else None  # an older schema is refused either way
-        if stored is not None:
-            changed = config.changed_fields(stored)
-            generated, judged = holds_records(self.folder), holds_records(self.folder, JUDGEMENT_LOGS)
-            if generated or not changed:
-                config.engine = config.engine or stored.get("engine")
-            if judged or not changed:
-                config.judge_engine = config.judge_engine or stored.get("judge_engine")
-            bound = bound_fields(changed, generated, judged)
-            if bound and not force:
-                raise RunConfigMismatch(
-                    bound,
-                    f"{path}: the run was started with a different configuration ({', '.join(bound)}). "
-                    "Use another --out folder, or --force to add records of the new configuration beside the old.",
-                )
-        text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
-        if self.read_only:
-            return config
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            write_text_atomic(path, text)
-        return config
+        """`config` as the folder's records allow it (`reconciled`); config.yaml written unless read-only."""
+        return reconciled(self.folder, config, force, self.read_only)
 
     # ----- the records of this configuration -------------------------------------------------------------
     def current_generations(self) -> dict[str, GenerationRecord]:
@@ -318,11 +293,3 @@ class Run:
         if not self.read_only:
             self.derived.save()
         return scores
-
-
-def calls_by_sample(pending: list[tuple[JudgeCall, bool, str]]) -> dict[int, list[tuple[JudgeCall, bool, str]]]:
-    """Pending judge calls grouped by judge sample (each sample has its own seed), sample 0 first."""
-    groups: dict[int, list[tuple[JudgeCall, bool, str]]] = {}
-    for entry in pending:
-        groups.setdefault(split_sample_key(entry[0].key)[1], []).append(entry)
-    return dict(sorted(groups.items()))

@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
 from .outcomes import Battle, models_of, score_for_a
 
@@ -95,6 +94,8 @@ def fit_strengths(a: np.ndarray, b: np.ndarray, s: np.ndarray, n_models: int) ->
         return value, gradient
 
     tight = {"ftol": 1e-15, "gtol": 1e-11, "maxiter": 10_000}  # the peers' fits agree to 1e-6 Elo only at the optimum
+    from scipy.optimize import minimize  # on the first fit: importing the metric stays light
+
     result = minimize(objective, np.zeros(n_models), jac=True, method="L-BFGS-B", options=tight)
     return result.x - result.x.mean()
 

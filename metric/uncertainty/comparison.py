@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy.stats import t
+from scipy.special import stdtr  # scipy.stats' t.sf(x, df) is stdtr(df, -x), without importing scipy.stats
 
 from .design import Design
 from .figures import Figure, compose
@@ -82,7 +82,7 @@ class Difference:
 
 def t_p_value(difference: float, se: float, df: float | None) -> float:
     """Two-sided p-value of the t statistic difference / se."""
-    return float(min(1.0, 2 * t.sf(abs(difference) / se, max(df or 1.0, 1.0))))
+    return float(min(1.0, 2 * stdtr(max(df or 1.0, 1.0), -(abs(difference) / se))))
 
 
 def difference_from(found: Interval, n_paired: int | None, draws: StudentizedDraws | None = None) -> Difference:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm, t
+from scipy.special import ndtri, stdtrit  # scipy.stats' norm.ppf and t.ppf, without importing scipy.stats
 
 from .design import Design
 from .figures import Figure
@@ -84,7 +84,7 @@ class Interval:
 def quantile(level: float, df: float | None) -> float:
     """The two-sided quantile: Student's t at `df` degrees of freedom (normal where df is None)."""
     tail = (1 + level) / 2
-    return float(norm.ppf(tail) if df is None or not math.isfinite(df) else t.ppf(tail, max(df, 1.0)))
+    return float(ndtri(tail) if df is None or not math.isfinite(df) else stdtrit(max(df, 1.0), tail))
 
 
 def clip(low: float, high: float, bounds: Bounds) -> tuple[float, float, bool]:

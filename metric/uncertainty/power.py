@@ -14,9 +14,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import quad
-from scipy.optimize import brentq
-from scipy.stats import chi2, nct, norm, t
 
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
@@ -44,12 +41,16 @@ def z_sum(alpha: float, power: float) -> float:
     """z_{1 - alpha/2} + z_{power}: 2.80 at alpha 0.05 and power 0.8."""
     check_probability("alpha", alpha)
     check_probability("power", power)
+    from scipy.stats import norm  # scipy.stats (about half a second) on the first plan: reading a run needs none
+
     return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
 
 
 def t_power(noncentrality: float, df: float, alpha: float = DEFAULT_ALPHA) -> float:
     """Probability that a two-sided t test at `alpha` with `df` degrees of freedom rejects, at a true difference of
     `noncentrality` standard errors."""
+    from scipy.stats import nct, t
+
     critical = float(t.ppf(1 - alpha / 2, df))
     power = float(nct.sf(critical, df, noncentrality) + nct.cdf(-critical, df, noncentrality))
     return power if math.isfinite(power) else integrated_t_power(noncentrality, df, critical)
@@ -58,6 +59,8 @@ def t_power(noncentrality: float, df: float, alpha: float = DEFAULT_ALPHA) -> fl
 def integrated_t_power(noncentrality: float, df: float, critical: float) -> float:
     """P(|T| > critical) for T = (Z + noncentrality) / sqrt(V / df), V ~ chi2(df), integrated over V: where scipy's
     noncentral t is not finite (few degrees of freedom, a large noncentrality)."""
+    from scipy.integrate import quad
+    from scipy.stats import chi2, norm
 
     def rejecting(v: float) -> float:
         scale = critical * math.sqrt(v / df)
@@ -77,6 +80,8 @@ def minimum_detectable_difference(
     normal = z_sum(alpha, power)
     if df is None or not math.isfinite(df):
         return normal * se_difference
+    from scipy.optimize import brentq
+
     df = max(float(df), 1.0)
     top = normal * 2
     while t_power(top, df, alpha) < power:

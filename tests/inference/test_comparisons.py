@@ -1,5 +1,6 @@
-"""Paired comparisons between runs (`report A B ...` -> comparisons.json) and power for a planned run (`--dry-run
---power-reference RUN --detect D`), on the released HelloBench responses judged by their released GPT-4o verdicts."""
+"""Paired comparisons between runs (`report A B ... --out DIR` -> DIR/comparisons.json) and power for a planned run
+(`--dry-run --power-reference RUN --detect D`), on the released HelloBench responses judged by their released GPT-4o
+verdicts."""
 
 from __future__ import annotations
 
@@ -43,10 +44,15 @@ def imported_run(shared_data: Path, model: str, folder: Path) -> Path:
     return out
 
 
+def compared_in(*folders: Path) -> Path:
+    """The folder `report` is told to write the comparisons of `folders` into (`--out`): one per set of runs."""
+    return folders[0].parent / ("compared_" + "_".join(folder.name for folder in folders))
+
+
 def report(*folders: Path) -> tuple[int, str]:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        code = main(["report", *map(str, folders)])
+        code = main(["report", *map(str, folders), "--out", str(compared_in(*folders))])
     return code, printed.getvalue()
 
 
@@ -61,7 +67,7 @@ def reported(released_runs) -> tuple[str, dict, bytes]:
     """`report` on the three runs: what it printed, comparisons.json and its bytes."""
     code, printed = report(*released_runs.values())
     assert code == 0
-    path = next(iter(released_runs.values())).parent / "comparisons.json"
+    path = compared_in(*released_runs.values()) / "comparisons.json"
     return printed, json.loads(path.read_text()), path.read_bytes()
 
 
@@ -96,7 +102,7 @@ def test_each_runs_interval_holds_its_published_score_and_is_the_same_when_score
         assert again["intervals"] == scores["intervals"]
 
 
-# ----- report A B C -> comparisons.json ------------------------------------------------------------------------------
+# ----- report A B C --out DIR -> comparisons.json ---------------------------------------------------------------------
 def test_gpt4o_is_distinguishable_from_qwen_and_llama_is_not(released_runs, reported):
     _, document, _ = reported
     gpt4o, llama, qwen = (released_runs[m] for m in MODELS)
@@ -161,7 +167,7 @@ def test_report_twice_writes_the_same_comparisons(released_runs, reported):
     code, _ = report(*released_runs.values())
     assert code == 0
     # The same command on the same runs in one process: bit-identical bytes by construction.
-    assert (next(iter(released_runs.values())).parent / "comparisons.json").read_bytes() == first
+    assert (compared_in(*released_runs.values()) / "comparisons.json").read_bytes() == first
 
 
 # ----- the units a comparison rests on --------------------------------------------------------------------------------
@@ -209,7 +215,7 @@ def test_a_run_judged_twice_is_compared_on_the_mean_of_its_samples(small_runs):
     twice, once = small_runs["twice"], small_runs["once"]
     assert scores_of(twice)["judge_samples"] == 2
     assert report(twice, once)[0] == 0
-    document = json.loads((twice.parent / "comparisons.json").read_text())
+    document = json.loads((compared_in(twice, once) / "comparisons.json").read_text())
     found = entry(document, twice, once)
     expected = scores_of(twice)["overall"] - scores_of(once)["overall"]
     assert abs(expected) > 1  # the second sample (Llama's verdicts) moves the figure: sample 0 alone would give 0
@@ -218,7 +224,7 @@ def test_a_run_judged_twice_is_compared_on_the_mean_of_its_samples(small_runs):
 
 def test_runs_of_another_config_are_not_compared(small_runs):
     assert report(*small_runs.values())[0] == 0
-    document = json.loads((small_runs["once"].parent / "comparisons.json").read_text())
+    document = json.loads((compared_in(*small_runs.values()) / "comparisons.json").read_text())
     compared = {run for e in document["comparisons"] for run in (e["a"], e["b"])}
     assert compared == {str(small_runs["twice"]), str(small_runs["once"])}
     assert [config["benchmark"] for config in document["configs"]] == ["hellobench:chat"]
@@ -230,7 +236,7 @@ def test_a_comparisons_file_the_toolkit_did_not_write_is_kept(small_runs, tmp_pa
         (tmp_path / name / "report.md").unlink()  # `run` wrote it; the refused report must not write it again
     foreign = tmp_path / "comparisons.json"
     foreign.write_text('{"mine": true}\n')
-    assert main(["report", str(tmp_path / "twice"), str(tmp_path / "once")]) == 2
+    assert main(["report", str(tmp_path / "twice"), str(tmp_path / "once"), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "comparisons.json" in err and "refusing to overwrite" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1

@@ -42,7 +42,7 @@ def one_per_task(shared_data, tmp_path_factory) -> tuple[dict[str, Path], str, d
     runs = {model: replay_run(shared_data, model, folder) for model in MODELS}
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        assert main(["report", *map(str, runs.values())]) == 0
+        assert main(["report", *map(str, runs.values()), "--out", str(folder)]) == 0
     document = json.loads((folder / "comparisons.json").read_text())
     return runs, printed.getvalue(), document
 

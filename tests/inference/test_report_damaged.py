@@ -276,17 +276,20 @@ def test_one_damaged_run_among_several_leaves_every_run_as_it_was(finished_templ
     good, bad = (Path(shutil.copytree(finished_template, tmp_path / name)) for name in ("good", "bad"))
     path = edit_scores(bad, setter("overall", value=NAN))
     for order in ([good, bad], [bad, good]):
-        refused_untouched(capsys, tmp_path, ["report", *map(str, order)], f"{path}: field 'overall': NaN")
+        refused_untouched(
+            capsys, tmp_path, ["report", *map(str, order), "--out", str(tmp_path)], f"{path}: field 'overall': NaN"
+        )
     assert not (tmp_path / "comparisons.json").exists()
     shutil.copy(finished_template / "scores.json", path)  # repaired, the two are reported and compared
-    assert main(["report", str(good), str(bad)]) == 0
+    assert main(["report", str(good), str(bad), "--out", str(tmp_path)]) == 0
     assert (tmp_path / "comparisons.json").is_file()
 
 
 def test_a_damaged_comparisons_json_is_refused_before_any_report(finished_template, tmp_path, capsys):
     first, second = (Path(shutil.copytree(finished_template, tmp_path / name)) for name in ("a", "b"))
     (tmp_path / "comparisons.json").write_text('{"written_by": "longform-eval report", ')
-    refused_untouched(capsys, tmp_path, ["report", str(first), str(second)], f"{tmp_path / 'comparisons.json'}")
+    command = ["report", str(first), str(second), "--out", str(tmp_path)]
+    refused_untouched(capsys, tmp_path, command, f"{tmp_path / 'comparisons.json'}")
 
 
 # ----- a run on the Hub: its local copy is checked as any run folder ---------------------------------------------

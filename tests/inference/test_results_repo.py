@@ -200,24 +200,22 @@ def test_the_model_revision_is_the_embedded_models_file_hash(two_runs):
 def test_report_of_a_repo_of_runs_reports_each_with_their_paired_comparison(online, hub, two_runs, tmp_path, capsys):
     copies = pushed_pair(two_runs, tmp_path)
     capsys.readouterr()
-    assert main(["report", f"hf://datasets/{REPO}"]) == 0
+    assert main(["report", f"hf://datasets/{REPO}", "--out", str(tmp_path / "compared")]) == 0
     out, err = capsys.readouterr()
     copied = Path("runs/hf") / REPO / "runs"
     assert out.splitlines()[:2] == [str(copied / "a" / "report.md"), str(copied / "b" / "report.md")]
     assert f"hf://datasets/{REPO}: 2 runs (runs/a, runs/b)" in err
     assert "# Paired comparisons" in out and "## hellobench:chat: overall" in out
-    comparisons = json.loads((copied / "comparisons.json").read_text())
+    comparisons = json.loads((tmp_path / "compared" / "comparisons.json").read_text())  # where --out names
     (pair,) = [c for c in comparisons["comparisons"] if c["figure"] == "overall"]
     assert {pair["a"], pair["b"]} == {str(copied / "a"), str(copied / "b")} and pair["n_paired"] == 3
     assert pair["low"] <= pair["difference"] <= pair["high"]
     for name, run in (("a", "gpt4o"), ("b", "llama")):
         assert (copied / name / "scores.json").read_bytes() == (copies[run] / "scores.json").read_bytes()
 
-    assert main(["report", f"hf://datasets/{REPO}", "--out", str(tmp_path / "one")]) == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        f"longform-eval report: error: --out names the local copy of one run, and hf://datasets/{REPO} holds 2: name "
-        "one of them, or leave --out out (each is copied to runs/hf/ORG/NAME/PATH)"
-    )
+    # A repo of several runs: --out names the folder of their comparisons, not of a copy (each is in runs/hf/...).
+    assert main(["report", f"hf://datasets/{REPO}", "--out", str(tmp_path / "one")]) == 0
+    assert sorted(path.name for path in (tmp_path / "one").iterdir()) == ["comparisons.json"]
 
 
 def test_a_dataset_page_url_is_read_as_its_hub_path(online, hub, two_runs, tmp_path, capsys):

@@ -17,8 +17,9 @@ from rich.cells import cell_len
 
 from longform_eval.inference.cli import main
 from longform_eval.inference.progress import shortened
-from longform_eval.inference.report.markdown import leaderboard, load_scores, wrapped
+from longform_eval.inference.report.markdown import leaderboard, load_scores
 from longform_eval.inference.report.sections import context as report_context
+from longform_eval.inference.report.summary import wrapped
 
 from .conftest import chat_run
 
