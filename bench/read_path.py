@@ -73,37 +73,30 @@ def median(measure, repeat: int) -> float:
 
 
 def base_runs(work: Path) -> list[Path]:
-    """The three finished runs from released data (made once; a later bench reuses them)."""
+    """The three finished runs from released data (made once; a later bench reuses them). Each model's verdicts are
+    a replay file `judge.jsonl` in a folder of its own, named alike from there: the three runs share one judge name,
+    and so one leaderboard table (the released verdicts are all GPT-4o's)."""
     runs = []
     for model in JUDGED:
         out = work / "base" / model
         if not (out / "scores.json").is_file():
+            home = work / "replay" / model
+            home.mkdir(parents=True, exist_ok=True)
             generations = write_replay(
-                work / f"gen_{model}.jsonl", ((r["id"], r["response"]) for r in released("generations", model))
+                home / "generations.jsonl", ((r["id"], r["response"]) for r in released("generations", model))
             )
-            verdicts = write_replay(
-                work / f"judge_{model}.jsonl",
+            write_replay(
+                home / "judge.jsonl",
                 (
                     (r["id"], json.dumps(r["checklist_wise_evaluation"], ensure_ascii=False))
                     for r in released("judgements", model)
                 ),
             )
             cli(
-                "run",
-                "--benchmark",
-                "hellobench",
-                "--model",
-                f"replay:{generations}",
-                "--judge",
-                f"replay:{verdicts}",
-                "--judge-name",
-                "GPT-4o (released verdicts)",
-                "--name",
-                model,
-                "--out",
-                str(out),
-                cwd=work,
-            )
+                "run", "--benchmark", "hellobench", "--model", f"replay:{generations}", "--name", model,
+                "--judge", "replay:judge.jsonl", "--judge-name", "GPT-4o (released verdicts)", "--out", str(out),
+                cwd=home,
+            )  # fmt: skip
         runs.append(out)
     return runs
 
@@ -117,8 +110,8 @@ def copies(work: Path, bases: list[Path], count: int) -> list[Path]:
         if not (out / "scores.json").is_file():
             shutil.rmtree(out, ignore_errors=True)  # a copy this bench made and did not finish
             shutil.copytree(base, out, ignore=shutil.ignore_patterns(".lock*", "*.tmp"))
-            old = f"gen_{base.name}.jsonl"
-            new = f"gen_{base.name}-{index:02d}.jsonl"
+            old = f"replay/{base.name}/generations.jsonl"
+            new = f"replay/{base.name}-{index:02d}/generations.jsonl"
             for name in ("config.yaml", "generations.jsonl", "scores.json"):
                 path = out / name
                 path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
@@ -178,18 +171,11 @@ def timed_python(code: str, cwd: Path) -> float:
 
 def rerun(work: Path, repeat: int) -> None:
     model = JUDGED[0]
-    args = (
-        "run",
-        "--benchmark",
-        "hellobench",
-        "--model",
-        f"replay:{work / f'gen_{model}.jsonl'}",
-        "--judge",
-        f"replay:{work / f'judge_{model}.jsonl'}",
-        "--out",
-        str(work / "base" / model),
-    )
-    seconds = median(lambda: cli(*args, cwd=work), repeat)
+    home = work / "replay" / model
+    args = ("run", "--benchmark", "hellobench", "--model", f"replay:{home / 'generations.jsonl'}", "--name", model,
+            "--judge", "replay:judge.jsonl", "--judge-name", "GPT-4o (released verdicts)", "--out",
+            str(work / "base" / model))  # fmt: skip
+    seconds = median(lambda: cli(*args, cwd=home), repeat)
     print(f"run again on a finished 647-row run (whole command)  {seconds:6.2f} s   target <= 2 s beyond start")
 
 
@@ -208,6 +194,92 @@ def many(runs: list[Path], work: Path, repeat: int, leaderboard: bool) -> None:
     print(f"Space board rebuild over 30 runs (in process)         {float(board):6.2f} s")
 
 
+PAIRWISE_JUDGE = """
+import json, sys
+from longform_eval.inference.runner import Run
+run = Run.open(sys.argv[1], read_only=True)
+with open(sys.argv[2], "w", encoding="utf-8") as out:
+    for index, (sample_id, (text, _)) in enumerate(run.responses().items()):
+        for key in run.benchmark.judge_keys(run.by_id[sample_id], text):
+            first = key.rsplit("@", 1)[0].endswith("#ab")
+            reply = "Verdict: A" if (index % 3 == 0) == first else "Verdict: B"  # one in three wins, the rest lose
+            out.write(json.dumps({"key": key, "text": reply}) + "\\n")
+print(len(run.rows))
+"""
+
+PAIRWISE_OPEN = """
+import time, sys
+import longform_eval as le
+began = time.perf_counter(); le.open_run(sys.argv[1]); print(time.perf_counter() - began)
+"""
+
+
+def pairwise(work: Path, repeat: int) -> None:
+    """TencentLLMEval:en (about 2,900 questions) against its reference answers, both orders judged."""
+    answers = work / "tencent_answers.jsonl"
+    out = work / "tencent"
+    if not (out / "scores.json").is_file():
+        rows = python(TENCENT_ROWS, work).splitlines()
+        write_replay(
+            answers, ((row, f"Answer to {row}.\n\n" + "A detailed point. " * (5 + len(row) % 40)) for row in rows)
+        )
+        cli(
+            "generate",
+            "--benchmark",
+            "tencentllmeval:en",
+            "--model",
+            f"replay:{answers}",
+            "--baseline",
+            "reference",
+            "--out",
+            str(out),
+            cwd=work,
+        )
+        judge = work / "tencent_judge.jsonl"
+        done = subprocess.run(
+            [sys.executable, "-c", PAIRWISE_JUDGE, str(out), str(judge)], capture_output=True, text=True
+        )
+        if done.returncode:
+            raise SystemExit(done.stderr[-3000:])
+        cli(
+            "run",
+            "--benchmark",
+            "tencentllmeval:en",
+            "--model",
+            f"replay:{answers}",
+            "--baseline",
+            "reference",
+            "--judge",
+            f"replay:{judge}",
+            "--out",
+            str(out),
+            cwd=work,
+        )
+    rows = json.loads((out / "scores.json").read_text())["n_samples"]
+    opened = median(
+        lambda: float(
+            subprocess.run(
+                [sys.executable, "-c", PAIRWISE_OPEN, str(out)], capture_output=True, text=True, cwd=work
+            ).stdout
+            or "nan"
+        ),
+        repeat,
+    )
+    reported = median(functools.partial(cli, "report", str(out), cwd=work), repeat)
+    print(
+        f"TencentLLMEval:en pairwise, {rows} questions x 2 orders: open_run {opened:.2f} s (in process), "
+        f"report {reported:.2f} s (whole command)"
+    )
+
+
+TENCENT_ROWS = """
+from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.benchmarks.rows import benchmark_rows
+for row in benchmark_rows(create_benchmark("tencentllmeval", "en"), None):
+    print(row["id"])
+"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, help="folder for the runs (default: a new temporary folder)")
@@ -224,6 +296,7 @@ def main() -> None:
     one_run(runs[1], work, args.repeat)
     rerun(work, args.repeat)
     many(runs, work, args.repeat, leaderboard)
+    pairwise(work, args.repeat)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import re
 import threading
+from typing import Any
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
 from .url_secrets import MASK, mask_url_secrets
@@ -94,4 +95,25 @@ def scrub(text: str) -> str:
     return REGISTERED.mask(mask_url_secrets(HEADER.sub(masked_header, text)))
 
 
-__all__ = ["MIN_LENGTH", "register_secret", "register_url_secrets", "scrub"]
+def scrubbed(value: Any) -> Any:
+    """A JSON-like value (a record) with every string in it scrubbed, keys included, and made writable as UTF-8: a
+    lone surrogate (valid JSON, no character) is written as its escape, `\\ud800`, never stopping the write."""
+    if isinstance(value, str):
+        return writable(scrub(value))
+    if isinstance(value, dict):
+        return {scrubbed(key): scrubbed(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrubbed(item) for item in value]
+    return value
+
+
+def writable(text: str) -> str:
+    """`text`, its lone surrogates (which UTF-8 cannot encode) as their backslash escapes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+__all__ = ["MIN_LENGTH", "register_secret", "register_url_secrets", "scrub", "scrubbed"]

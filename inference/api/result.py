@@ -180,5 +180,5 @@ def figures(scores: dict[str, Any]) -> tuple[dict[str, float], dict[str, tuple[f
         if is_number(value):
             values[name] = float(value)
     intervals = {name: (float(i["low"]), float(i["high"])) for name, i in found.items() if "low" in i}
-    headline = benchmark.headline_figure if benchmark.headline_figure in found else next(iter(found), None)
+    headline = benchmark.headline_of(list(scores.get("intervals") or {}))
     return values, intervals, headline

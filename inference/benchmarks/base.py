@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -244,6 +244,11 @@ class Benchmark(ABC):
     def figures(self, units: UnitTable) -> dict[str, Figure]:
         """Each top-level figure of scores.json, by its name there, from the unit columns (see `figure_path`)."""
         return {}
+
+    def headline_of(self, names: Sequence[str]) -> str | None:
+        """The headline figure among scores.json's figures `names` (its `intervals`' keys): `headline_figure` where
+        the benchmark declares one, else the first. The one rule of every reader: report, API, comparisons, tables."""
+        return self.headline_figure or (names[0] if names else None)
 
     def figure_path(self, name: str) -> tuple[str, ...]:
         """Where figure `name` sits in scores.json (default: at the top level)."""

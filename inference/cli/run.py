@@ -113,7 +113,10 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
     if done and "score" in stages:
         print_leaderboard([run.folder for run, _ in done])
         print_summary(done)
-    return report_failures([run for run, _ in done if run.failed])
+    failed = report_failures([run for run, _ in done if run.failed])
+    if failed or "score" not in stages:
+        return failed
+    return report_pending([found for run, _ in done if (found := pending_calls(run)).count])  # e.g. a result missing
 
 
 def print_summary(done: list[tuple[Run, StageClock]]) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 
 from ..backends.local import GGUF_SHA256
 from ..backends.local import MODELS as LOCAL_MODELS
-from ..report.comparisons import headline_figure
 from ..report.markdown import benchmark_of
 from ..runner.config import RunConfig
 from .run_info import RunInfo
@@ -62,7 +61,7 @@ def result_row(run: RunInfo) -> dict[str, Any]:
     config = RunConfig.model_validate(run.config)
     benchmark = benchmark_of(run.scores)
     intervals = {name: found for name, found in (run.scores.get("intervals") or {}).items() if found}
-    figure = headline_figure(benchmark, list(intervals)) or benchmark.headline_figure
+    figure = benchmark.headline_of(list(run.scores.get("intervals") or {}))
     interval = intervals.get(figure) or {}
     headline, scale, _ = run.headline()
     row = {

@@ -88,19 +88,13 @@ class ComparedRun:
         """The figures of `intervals` (those with one only, or all: a figure without one is still compared, to say
         why its difference has none), the headline first."""
         names = [name for name, found in (self.scores.get("intervals") or {}).items() if found or not with_interval]
-        headline = headline_figure(self.benchmark, names)
+        headline = self.benchmark.headline_of(names)
         return sorted(names, key=lambda name: name != headline)
 
     def value(self, name: str) -> float | None:
         """Figure `name` as scores.json reports it."""
         found = self.benchmark.figure_value(self.scores, name)
         return found if isinstance(found, (int, float)) else None
-
-
-def headline_figure(benchmark: Benchmark, names: Sequence[str]) -> str | None:
-    """The benchmark's headline figure (`Benchmark.headline_figure`) if it has an interval, else the first one."""
-    named = benchmark.headline_figure
-    return named if named in names else (names[0] if names else None)
 
 
 # ----- the runs and the units they share -------------------------------------------------------------------------
@@ -245,7 +239,7 @@ def run_row(run: ComparedRun, name: str | None, found: RankRange | None) -> dict
 
 
 def config_fields(config: str, runs: list[ComparedRun]) -> dict[str, Any]:
-    headline = headline_figure(runs[0].benchmark, runs[0].names())
+    headline = runs[0].benchmark.headline_of(list(runs[0].scores.get("intervals") or {}))
     judges = sorted({str(run.scores.get("judge")) for run in runs})
     return {"benchmark": config, "judges": judges, "rank_ranges": rank_fields(runs, headline)}
 

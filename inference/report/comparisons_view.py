@@ -8,11 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..progress import terminal_width
+from ..runner.folder import run_labels
 from .comparisons import FILE, compared_runs, comparisons_document
 from .comparisons_file import write_comparisons
 from .sections.tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
+from .summary import wrapped
 
 TIE = "tie (not distinguishable)"
+SHOWN_PAIRS = 15  # the headline's differences printed as a table (6 runs); more are counted
 
 
 def with_interval(value: float | None, low: float | None, high: float | None) -> str:
@@ -31,26 +35,31 @@ def verdict(entry: dict[str, Any]) -> str:
     return f"{entry['a'] if entry['difference'] > 0 else entry['b']} higher"
 
 
-def rank_lines(ranks: dict[str, Any]) -> list[str]:
+def rank_lines(ranks: dict[str, Any], names: dict[str, str]) -> list[str]:
     name, unit = ranks["figure"], ranks["unit"]
     rows = [
-        (row["run"], row["model"], with_interval(row["value"], row["low"], row["high"]))
+        (names.get(row["run"], row["run"]), with_interval(row["value"], row["low"], row["high"]))
         + (("-", "-") if row["rank"] is None else (row["rank"], f"{row['best']}..{row['worst']}"))
         for row in ranks["runs"]
     ]
     return [
-        *markdown_table(("run", "model", f"{name} [95% CI]", "rank", "rank range"), rows),
+        *markdown_table(("run", f"{name} [95% CI]", "rank", "rank range"), rows),
         "",
         f"Ranks and rank ranges on {name} over the {ranks['n_shared']} {unit}s all {len(rows)} runs scored; each "
         "run's interval is its own, over all its units.",
     ]
 
 
-def difference_lines(entries: list[dict[str, Any]]) -> list[str]:
+def difference_lines(entries: list[dict[str, Any]], names: dict[str, str]) -> list[str]:
+    """The table of the headline's differences, up to `SHOWN_PAIRS` pairs; beyond, their counts (all are in
+    comparisons.json and the leaderboard's files)."""
+    if len(entries) > SHOWN_PAIRS:
+        return [counts_line(entries, f"The {len(entries)} differences of the headline")]
+    named = [e | {"a": names.get(e["a"], e["a"]), "b": names.get(e["b"], e["b"])} for e in entries]
     rows = [
         (e["a"], e["b"], with_interval(e["difference"], e["low"], e["high"]), fmt(e["p_value"], 4))
         + (e["n_paired"] if e["n_paired"] is not None else "unpaired", fmt(e["minimum_detectable"]), verdict(e))
-        for e in entries
+        for e in named
     ]
     header = ("a", "b", "a - b [95% CI]", "p", "paired units", "detectable at 80% power", "verdict")
     return markdown_table(header, rows)
@@ -60,15 +69,22 @@ def others_line(entries: list[dict[str, Any]]) -> list[str]:
     if not entries:
         return []
     names = ", ".join(dict.fromkeys(e["figure"] for e in entries))
+    return ["", counts_line(entries, f"Other figures ({names})")]
+
+
+def counts_line(entries: list[dict[str, Any]], what: str) -> str:
+    """`what`: how many differences are distinguishable, ties, without an interval or undefined."""
     ties = sum(1 for e in entries if e["distinguishable"] is False)
     apart = sum(1 for e in entries if e["distinguishable"])
     bare = sum(1 for e in entries if e["distinguishable"] is None and e.get("reason"))
     undefined = len(entries) - ties - apart - bare
     none = (f", {bare} without an interval" if bare else "") + (f", {undefined} undefined" if undefined else "")
-    return ["", f"Other figures ({names}): {apart} differences distinguishable, {ties} ties{none}; each in {FILE}."]
+    return f"{what}: {apart} differences distinguishable, {ties} ties{none}; each in {FILE}."
 
 
-def section_lines(document: dict[str, Any]) -> list[str]:
+def section_lines(document: dict[str, Any], names: dict[str, str] | None = None) -> list[str]:
+    """The section's lines; runs shown by `names` (their display labels) where given, else as the document has them."""
+    names = names or {}
     lines = [
         "# Paired comparisons",
         "",
@@ -82,8 +98,8 @@ def section_lines(document: dict[str, Any]) -> list[str]:
         mine = [e for e in document["comparisons"] if e["benchmark"] == config["benchmark"]]
         mixed = [f"The runs were judged by {len(config['judges'])} judges ({', '.join(config['judges'])})."]
         lines += ["", f"## {config['benchmark']}: {headline}", "", *(mixed + [""] if len(config["judges"]) > 1 else [])]
-        lines += [*rank_lines(config["rank_ranges"]), ""]
-        lines += difference_lines([e for e in mine if e["figure"] == headline])
+        lines += [*rank_lines(config["rank_ranges"], names), ""]
+        lines += difference_lines([e for e in mine if e["figure"] == headline], names)
         lines += others_line([e for e in mine if e["figure"] != headline])
     return lines
 
@@ -91,14 +107,20 @@ def section_lines(document: dict[str, Any]) -> list[str]:
 def print_comparison_view(folders: Sequence[Path], out: Path | None = None) -> None:
     """Print the section, for `longform-eval report`, and write comparisons.json into `out` (`--out DIR`); without
     `out` nothing is written, and one line says so. Nothing when no two given runs share a benchmark config."""
+    names = {str(folder): run_labels(Path(folder))[0] for folder in folders}
     if out is not None:
         written = write_comparisons(folders, out)
         if written is not None:
             path, document = written
-            print("\n" + "\n".join(section_lines(document)))
-            print(path)
+            print_wrapped(["", *section_lines(document, names), str(path)])
         return
     document = comparisons_document(compared_runs(folders))
     if document is not None:
-        print("\n" + "\n".join(section_lines(document)))
-        print(f"{FILE} not written: give --out DIR to write it there (or `longform-eval leaderboard ... --out DIR`)")
+        missing = f"{FILE} not written: give --out DIR to write it there (or `longform-eval leaderboard ... --out DIR`)"
+        print_wrapped(["", *section_lines(document, names), missing])
+
+
+def print_wrapped(lines: list[str]) -> None:
+    """Prose wrapped to the terminal; a table row as it is (its cells are short: labels and figures)."""
+    width = terminal_width()
+    print("\n".join(part for line in lines for part in ([line] if line.startswith("|") else wrapped(line, width))))

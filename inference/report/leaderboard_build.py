@@ -4,7 +4,7 @@
 folders, folders holding run folders; `hf://` runs arrive as their local copies) as `report` reads them, and put
 each run in a table with the runs it can be compared with: the same benchmark config (and baseline), judge, judge
 settings, benchmark options, prompt selection and dataset. A run that differs in any of these goes into another
-table, which says why. A row per run: the headline figure (`comparisons.headline_figure`, the one rule every reader
+table, which says why. A row per run: the headline figure (`Benchmark.headline_of`, the one rule every reader
 uses) with the run's own 95% interval, its rank and rank range from the paired comparisons on the units all runs of
 the table scored (`comparisons.config_fields`: the math is `longform_eval.metric.uncertainty`'s), n, each other
 figure with its interval (the tasks), and the run's deviations from the paper's protocol (scores.json `deviations`).
@@ -169,7 +169,7 @@ def table_of(number: int, runs: list[ReadRun], first: dict[str, Any]) -> Leaderb
         by_run = {row["run"]: row for row in ranks["runs"]}
     else:
         compared = runs[0].compared
-        headline, unit, n_shared, by_run = compared.names()[0] if compared.names() else None, None, None, {}
+        headline, unit, n_shared, by_run = compared.benchmark.headline_of(compared.names()), None, None, {}
     rows = [run_row(table_id, run, by_run, headline) for run in runs]
     rows.sort(key=lambda row: (row.rank is None, row.rank or 0, -(row.score if row.score is not None else -math.inf)))
     key = runs[0].key

@@ -25,7 +25,7 @@ from longform_eval.metric.uncertainty.units import UnitTable
 from longform_eval.metric.uncertainty.variance import linearized, rests_on
 
 from ..runner import RunConfig
-from .comparisons import ComparedRun, aligned, compare, compared_runs, headline_figure
+from .comparisons import ComparedRun, aligned, compare, compared_runs
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def reference_figure(run: ComparedRun, named: str | None) -> str:
     names = run.figure_names
     if not names:
         raise ValueError(f"--power-reference {run.label}: its scores.json has no figure with an interval to plan from")
-    figure = named or headline_figure(run.benchmark, names)
+    figure = named or run.benchmark.headline_of(names)
     if figure not in names:
         raise ValueError(f"--power-figure {named}: {run.label} has no interval on it; its figures: {', '.join(names)}")
     return figure

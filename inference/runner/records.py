@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.user_errors import validation_problem
 
+from ..secret_values import scrubbed
 from .lock import not_own_file
 
 Typed = TypeVar("Typed", bound=BaseModel)
@@ -132,7 +133,10 @@ class RecordLog:
         return set(self.latest())
 
     def append(self, record: dict[str, Any]) -> None:
-        """One whole line, on disk before this returns; an OSError (e.g. a full disk) names the file."""
+        """One whole line, on disk before this returns; an OSError (e.g. a full disk) names the file. Every string
+        of the record is scrubbed of the secrets in use first (a server may echo a key inside a successful reply),
+        and a lone surrogate is written as its escape (`secret_values.scrubbed`)."""
+        record = scrubbed(record)
         try:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,7 @@
 """A loopback server that answers every request with HTTP 500 and the whole request (request line, headers, body)
 as its error message, as some servers and proxies do: every key, password and token a client sends comes back in
-the error, for tests that check none of them is recorded or shown. Once `healed`, it answers completions."""
+the error, for tests that check none of them is recorded or shown. Once `healed`, it answers completions: `ok_text`,
+or with `echo_in_reply` the whole request again, as the text of a successful (200) completion."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from .fault_server import FaultServer, Listener
 
 
 class EchoServer:
-    def __init__(self, ok_text: str = "OK"):
+    def __init__(self, ok_text: str = "OK", echo_in_reply: bool = False):
         self.ok_text = ok_text
+        self.echo_in_reply = echo_in_reply
         self.healed = False
         self.requests: list[str] = []  # every request as received, in the text it is echoed as
         server = self
@@ -29,7 +31,8 @@ class EchoServer:
                 request = f"{self.requestline}\r\n{self.headers}{raw.decode('utf-8', 'replace')}"
                 server.requests.append(request)
                 if server.healed:
-                    return FaultServer.send(self, 200, FaultServer.completion(json.loads(raw), server.ok_text))
+                    text = request if server.echo_in_reply else server.ok_text
+                    return FaultServer.send(self, 200, FaultServer.completion(json.loads(raw), text))
                 return FaultServer.send(self, 500, {"error": {"message": request, "type": "echo"}})
 
         self.httpd = Listener(("127.0.0.1", 0), Handler)

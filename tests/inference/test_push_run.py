@@ -116,11 +116,13 @@ def test_push_run_uploads_the_run_files_byte_for_byte_with_a_card(online, hub, r
     (run_copy / "notes.txt").write_text("mine\n")
     assert main(["push-run", str(run_copy), "--repo", REPO]) == 0
     files = hub.files(REPO)
-    left = (".lock", ".scores.json.abc.tmp", "notes.txt")
+    left = (".lock", ".scores.json.abc.tmp", "notes.txt", "derived.json")  # derived.json: a local cache
     shared = {p.name: p.read_bytes() for p in run_copy.iterdir() if p.name not in left}
     ours = ("README.md", ".gitattributes", "results.jsonl")
     assert {name: data for name, data in files.items() if name not in ours} == shared
-    assert {"config.yaml", "generations.jsonl", "judgements.jsonl", "scores.json", "report.md"} <= set(files)
+    assert {"config.yaml", "generations.jsonl", "judgements.jsonl", "scores.json", "report.md", "rows.json.gz"} <= set(
+        files
+    )
     assert any(name.endswith(".png") for name in files)
 
     card = files["README.md"].decode()

@@ -182,3 +182,63 @@ def test_a_judge_with_an_api_key_echoing_requests_leaves_no_secret(gpt4o_replays
     assert healed.returncode == 0, healed.stderr[-2000:]
     assert len(server.requests) == 3 and (out / "judgements.jsonl").read_text().count("\n") == 1
     assert leaks(folder_texts(out) | outputs(healed, "judge"), KEY_SECRETS) == []
+
+
+@pytest.mark.slow
+def test_a_server_echoing_the_request_in_a_successful_reply_leaves_no_secret(gpt4o_replays, tmp_path):
+    """Issue 37: the key, the Basic credentials and the URL's query values came back inside a 200 reply and were
+    written into generations.jsonl (and pushed). Every record is scrubbed as it is written."""
+    _, verdicts = gpt4o_replays
+    out = tmp_path / "run"
+    with EchoServer(echo_in_reply=True) as server:
+        server.healed = True  # every request answered 200, its text the request itself
+        env = {"ECHO_URL": secret_url(server), "OPENAI_API_KEY": KEY}
+        args = chat_run(2, "openai:m", f"replay:{verdicts}", str(out), "--model-arg", "base_url_env=ECHO_URL")
+        done = command(args, tmp_path, **env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert len(server.requests) == 2 and len(leaks({"echo": server.requests[0]}, URL_SECRETS + KEY_SECRETS)) >= 5
+    generations = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
+    assert len(generations) == 2 and all("authorization: ***" in g["response"].lower() for g in generations)
+    assert leaks(folder_texts(out) | outputs(done, "run"), URL_SECRETS + KEY_SECRETS) == []
+
+
+def test_a_reply_holding_a_lone_surrogate_is_written_escaped_and_the_run_goes_on(gpt4o_replays, tmp_path):
+    """Issue 37: `"bad \\ud800 half"` is valid JSON but no UTF-8: the run stopped with a codec error and an empty
+    generations.jsonl. The record is written with the surrogate escaped; the run finishes and a rerun is clean."""
+    from longform_eval.inference.cli import main
+
+    _, verdicts = gpt4o_replays
+    out = tmp_path / "run"
+    with EchoServer(ok_text="bad \ud800 half") as server:
+        server.healed = True
+        args = chat_run(2, "openai:m", f"replay:{verdicts}", str(out), "--model-arg", f"base_url={server.url}")
+        assert main(args) == 0
+        assert main(args) == 0 and len(server.requests) == 2  # nothing pending: no call made again
+    generations = [json.loads(line) for line in (out / "generations.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [g["response"] for g in generations] == ["bad \\ud800 half"] * 2
+
+
+def test_run_exits_1_while_a_call_is_pending(gpt4o_replays, tmp_path, monkeypatch, capsys):
+    """Issue 37: a backend that returns fewer results than it was asked for left a call pending, and `run` exited 0
+    (twice in a row) while `score` exited 1. The call stays pending and `run` says so, exit 1, until it is made."""
+    from longform_eval.inference.backends import create_backend, shared
+    from longform_eval.inference.cli import main
+
+    class DropsTheLast:
+        def __init__(self, inner):
+            self.inner, self.name = inner, inner.name
+
+        def generate(self, requests, config, on_result=None):
+            return self.inner.generate(list(requests)[:-1], config, on_result=on_result)
+
+        def close(self):
+            self.inner.close()
+
+    generations, verdicts = gpt4o_replays
+    monkeypatch.setattr(shared, "create_backend", lambda spec: DropsTheLast(create_backend(spec)))
+    args = chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(tmp_path / "run"))
+    assert main(args) == 1
+    assert "2 calls not made yet (1 generations and 1 judge calls pending in all)" in capsys.readouterr().err
+    assert main(args) == 1  # still one short: the dropped request is the last one again
+    monkeypatch.setattr(shared, "create_backend", create_backend)  # a backend that answers every request
+    assert main(args) == 0

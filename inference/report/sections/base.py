@@ -2,7 +2,7 @@
 
 A presentation class is built from the benchmark instance (`HelloBenchSections(benchmark)`) and reads only
 scores.json and the benchmark's core hooks. `Sections` is the default for a benchmark that declares none: a section
-listing its figures with their intervals, and its `headline_figure` as the headline.
+listing its figures with their intervals, and its headline (`Benchmark.headline_of`) first.
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ class Sections:
         return None
 
     def figure_names(self, scores: dict[str, Any]) -> list[str]:
-        """The headline figure first (`headline_figure`, else the first with an interval), then the others."""
+        """The headline figure first (`Benchmark.headline_of`), then the others."""
         names = list(scores.get("intervals") or {})
-        first = self.benchmark.headline_figure
+        first = self.benchmark.headline_of(names)
         return ([first] if first else []) + [name for name in names if name != first]
 
     def value(self, scores: dict[str, Any], name: str) -> Any:
