@@ -22,7 +22,15 @@ from .config import RunConfig
 ROWS_FILE = "rows.json.gz"
 FORMAT = 1
 MAX_BYTES = 1024 * 1024 * 1024  # uncompressed: more than any benchmark's rows
-IDENTITY_FIELDS = ("benchmark", "benchmark_config", "benchmark_args", "dataset", "dataset_revision", "source", "selection")
+IDENTITY_FIELDS = (
+    "benchmark",
+    "benchmark_config",
+    "benchmark_args",
+    "dataset",
+    "dataset_revision",
+    "source",
+    "selection",
+)
 
 
 def rows_identity(config: RunConfig) -> dict[str, Any]:
