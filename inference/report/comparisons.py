@@ -16,6 +16,7 @@ Written to `comparisons.json` by `comparisons_file`, only into the folder `repor
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -46,6 +47,7 @@ from ..runner import Run
 from ..runner.scoring import sample_scores
 from ..runner.uncertainty import run_units
 from .markdown import benchmark_of, load_scores
+from .result_cache import cached, scores_digest
 
 FILE = "comparisons.json"
 WRITTEN_BY = "longform-eval report"
@@ -71,6 +73,11 @@ class ComparedRun:
     scores: dict[str, Any]
     benchmark: Benchmark
     units: UnitTable
+
+    @functools.cached_property
+    def digest(self) -> str | None:
+        """What its comparisons are cached by (`result_cache.scores_digest`)."""
+        return scores_digest(self.scores)
 
     @property
     def config(self) -> str:
@@ -150,7 +157,14 @@ def aligned(tables: Sequence[UnitTable], scored_column: str | None) -> list[Unit
 
 # ----- one pair ---------------------------------------------------------------------------------------------------
 def compare(a: ComparedRun, b: ComparedRun) -> list[dict[str, Any]]:
-    """One `comparisons.json` entry per figure of a's intervals (headline first): a - b on the units both scored."""
+    """One `comparisons.json` entry per figure of a's intervals (headline first): a - b on the units both scored;
+    computed once per pair of scores.json contents (`result_cache`), the runs' labels put in afterwards."""
+    parts = None if None in (a.digest, b.digest) else [METHOD, a.digest, b.digest]
+    entries = cached("comparison", parts, lambda: [entry | {"a": None, "b": None} for entry in compared(a, b)])
+    return [entry | {"a": a.label, "b": b.label} for entry in entries]
+
+
+def compared(a: ComparedRun, b: ComparedRun) -> list[dict[str, Any]]:
     table_a, table_b = aligned([a.units, b.units], a.benchmark.judge_noise_column)
     figures_a = a.benchmark.figures(table_a) if len(table_a) else {}
     figures_b = b.benchmark.figures(table_b) if len(table_b) else {}
@@ -218,7 +232,22 @@ def independent_fields(a: ComparedRun, b: ComparedRun, name: str) -> dict[str, A
 
 # ----- the runs of one config --------------------------------------------------------------------------------------
 def rank_fields(runs: list[ComparedRun], name: str | None) -> dict[str, Any]:
-    """Each run's figure, interval and rank range on figure `name` over the units all the runs scored."""
+    """Each run's figure, interval and rank range on figure `name` over the units all the runs scored; computed once
+    per set of scores.json contents (`result_cache`), the runs' labels put in afterwards."""
+    digests = [run.digest for run in runs]
+    parts = None if None in digests else [METHOD, name, digests]
+    found = cached("rank_ranges", parts, lambda: numbered_rows(ranked_fields(runs, name), runs))
+    labels = [run.label for run in runs]
+    return found | {"runs": [row | {"run": labels[row["run"]]} for row in found["runs"]]}
+
+
+def numbered_rows(fields: dict[str, Any], runs: list[ComparedRun]) -> dict[str, Any]:
+    """`fields` with each row's run given by its position in `runs` (what a cached entry can hold)."""
+    position = {run.label: index for index, run in enumerate(runs)}
+    return fields | {"runs": [row | {"run": position[row["run"]]} for row in fields["runs"]]}
+
+
+def ranked_fields(runs: list[ComparedRun], name: str | None) -> dict[str, Any]:
     tables = aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)
     shared = {"figure": name, "unit": runs[0].units.unit, "n_shared": len(tables[0])}
     ranges = {}

@@ -85,6 +85,14 @@ class RecordLog:
         self.key_fields = key_fields
         self._handle = None
 
+    def signature(self) -> tuple[int, int, int, int] | None:
+        """(device, inode, size, mtime in ns) of the log, None while it does not exist: an append changes it."""
+        try:
+            found = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns
+
     def key_of(self, record: dict[str, Any]) -> tuple:
         return tuple(record[f] for f in self.key_fields)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -16,11 +15,11 @@ from ..backends.base import Request, Result
 from ..benchmarks import Benchmark, JudgeCall, Selection, create_benchmark, rows_hash, strip_think
 from ..benchmarks.rows import benchmark_rows
 from ..config import GenerationConfig, ModelSpec
-from ..progress import console, stage_progress
-from ..secret_values import scrub
+from ..progress import stage_progress
 from .answers import read_answers
 from .config import RunConfig
 from .derived import DerivedValues
+from .failures import log_failure
 from .folder import CONFIG_FILE, check_writable_folder, read_config, validated_config
 from .judge_samples import calls_by_sample, sample_call, sample_key, sample_settings
 from .judging import JudgeRounds
@@ -60,6 +59,7 @@ class Run:
         self.model_calls = 0
         self.judge_calls = 0
         self.failed: Counter[str] = Counter()
+        self.memo: dict[tuple, dict] = {}  # the current records, by the logs' signatures (`remembered`)
 
     @classmethod
     def create(cls, folder: str | Path, config: RunConfig, force: bool = False, read_only: bool = False) -> Run:
@@ -100,7 +100,18 @@ class Run:
 
     # ----- the records of this configuration -------------------------------------------------------------
     def current_generations(self) -> dict[str, GenerationRecord]:
-        """This model's responses with this generation config, by sample id."""
+        """This model's responses with this generation config, by sample id (read again only when the log changed)."""
+        model, hash_ = self.config.model_id, self.config.generation_hash
+        return self.remembered(("generations", self.generations.signature(), model, hash_), self.read_generations)
+
+    def remembered(self, key: tuple, read: Callable[[], dict]) -> dict:
+        """`read()`, or what it gave last time for the same `key` (the log's signature and the settings it filters
+        by): a reader asks for the current records several times (pending calls, responses, scores)."""
+        if key not in self.memo:
+            self.memo = {key: read(), **{k: v for k, v in self.memo.items() if k[0] != key[0]}}
+        return dict(self.memo[key])
+
+    def read_generations(self) -> dict[str, GenerationRecord]:
         model, hash_ = self.config.model_id, self.config.generation_hash
         found = {}
         for number, record in self.generations.numbered():
@@ -117,6 +128,11 @@ class Run:
 
     def current_judgements(self) -> dict[str, JudgementRecord]:
         """This judge's verdicts with this judge config, on the generations as they are now, by judgement key."""
+        judge = self.config.judge.name if self.config.judge else None
+        key = ("judgements", self.judgements.signature(), self.generations.signature(), judge, self.config.judge_hash)
+        return self.remembered(key, self.read_judgements)
+
+    def read_judgements(self) -> dict[str, JudgementRecord]:
         judge = self.config.judge.name if self.config.judge else None
         hashes = {sample_id: g.generation_hash for sample_id, g in self.current_generations().items()}
         found = {}
@@ -198,23 +214,8 @@ class Run:
         )
 
     def record_failure(self, stage: str, result: Result, sample_id: str, backend: str) -> None:
-        """A failed call is logged, counted and left pending: the next run retries it (secrets scrubbed)."""
-        error, backend = scrub(result.error or ""), scrub(backend)
-        self.failed[f"{stage}: {error}"[:160]] += 1
-        self.failures.append(
-            {
-                "stage": stage,
-                "key": result.key,
-                "sample_id": sample_id,
-                "backend": backend,
-                "error": error,
-                "attempts": result.attempts,
-                "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            }
-        )
-        console.print(
-            f"{stage} call {result.key} (sample {sample_id}) to {backend} failed: {error}", style="red", markup=False
-        )
+        """A failed call is logged, counted and left pending: the next run retries it (`failures.log_failure`)."""
+        log_failure(self.failures, self.failed, stage, result, sample_id, backend)
 
     # ----- judge ----------------------------------------------------------------------------------------
     def pending_judge_keys(self) -> list[str]:

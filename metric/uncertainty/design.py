@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -10,9 +11,20 @@ import numpy as np
 
 
 def codes_of(labels: Sequence[Hashable]) -> tuple[np.ndarray, tuple[Hashable, ...]]:
-    """Integer codes for the labels (0, 1, ... in order of first appearance) and the label of each code."""
+    """Integer codes for the labels (0, 1, ... in order of first appearance) and the label of each code (read-only:
+    the codes of a tuple of labels are computed once, as every figure and resample of a run's units asks for them)."""
+    return tuple_codes(labels) if isinstance(labels, tuple) else label_codes(labels)
+
+
+@functools.lru_cache(maxsize=256)
+def tuple_codes(labels: tuple[Hashable, ...]) -> tuple[np.ndarray, tuple[Hashable, ...]]:
+    return label_codes(labels)
+
+
+def label_codes(labels: Sequence[Hashable]) -> tuple[np.ndarray, tuple[Hashable, ...]]:
     index: dict[Hashable, int] = {}
     codes = np.fromiter((index.setdefault(label, len(index)) for label in labels), dtype=np.int64, count=len(labels))
+    codes.flags.writeable = False
     return codes, tuple(index)
 
 

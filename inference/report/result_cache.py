@@ -1,0 +1,57 @@
+"""Results computed from runs' scores.json, cached by the content they were computed from.
+
+A paired comparison of two runs (2,000 seeded resamples per figure, a power figure) depends only on the two runs'
+scores.json, the method and this package's version: a leaderboard of 30 runs asks for 435 of them, and asking again
+(a `report` after a `leaderboard`, a 31st run added) recomputes only what is new. Entries live in
+`$LONGFORM_EVAL_CACHE/results` (default `~/.cache/longform_eval/results`), one JSON file per key, written whole; a
+missing, damaged or oversized entry is computed again, never an error. Runs scored with several judge samples rest on
+their records, not on scores.json alone, and are not cached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from longform_eval.common.atomic import write_text_atomic
+from longform_eval.dataset_builder.folder import package_version
+
+from ..benchmarks.rows import cache_root
+
+MAX_BYTES = 64 * 1024 * 1024
+
+
+def scores_digest(scores: dict[str, Any]) -> str | None:
+    """The hash of a run's scores.json content; None where its figures rest on more than scores.json (judge samples)."""
+    if (scores.get("judge_samples") or 1) > 1:
+        return None
+    return hashlib.sha256(json.dumps(scores, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def cached(kind: str, parts: list[Any] | None, compute: Callable[[], Any]) -> Any:
+    """`compute()`, or the value stored for (`kind`, `parts`, this package's version); None `parts`: not cacheable."""
+    if parts is None:
+        return compute()
+    identity = json.dumps([kind, package_version(), *parts], sort_keys=True, ensure_ascii=False)
+    path = cache_root() / "results" / kind / f"{hashlib.sha256(identity.encode('utf-8')).hexdigest()}.json"
+    found = read_entry(path)
+    if found is not None:
+        return found["value"]
+    value = compute()
+    with contextlib.suppress(OSError, ValueError):  # a read-only cache, or a value JSON cannot hold: not kept
+        write_text_atomic(path, json.dumps({"value": value}, ensure_ascii=False, allow_nan=False) + "\n")
+    return value
+
+
+def read_entry(path: Path) -> dict[str, Any] | None:
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_BYTES:
+            return None
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return document if isinstance(document, dict) and "value" in document else None
