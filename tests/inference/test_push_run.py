@@ -116,7 +116,7 @@ def test_push_run_uploads_the_run_files_byte_for_byte_with_a_card(online, hub, r
     (run_copy / "notes.txt").write_text("mine\n")
     assert main(["push-run", str(run_copy), "--repo", REPO]) == 0
     files = hub.files(REPO)
-    left = (".lock", ".scores.json.abc.tmp", "notes.txt", "derived.json")  # derived.json: a local cache
+    left = (".lock", ".scores.json.abc.tmp", "notes.txt", "derived.json", ".plots.json")  # the last two: caches
     shared = {p.name: p.read_bytes() for p in run_copy.iterdir() if p.name not in left}
     ours = ("README.md", ".gitattributes", "results.jsonl")
     assert {name: data for name, data in files.items() if name not in ours} == shared

@@ -195,3 +195,17 @@ def test_the_summary_lists_counts_reasons_stage_times_and_the_report(gpt4o_repla
     timings = json.loads((out / "timings.json").read_text())["invocations"]
     assert len(timings) == 2 and (timings[1]["model_calls"], timings[1]["judge_calls"]) == (0, 0)
     assert "all 2 invocations on this folder" in (out / "report.md").read_text()
+
+
+def test_a_plot_is_drawn_again_only_when_what_it_shows_changed(tmp_path, monkeypatch):
+    from longform_eval.inference.report.sections import plots
+
+    path = tmp_path / "bars.png"
+    assert bar_plot(path, {"a": 1.0, "b": 2.0}, "y", "t") == path and path.stat().st_size > 1000
+    drawn = path.read_bytes()
+    monkeypatch.setattr(plots, "pyplot", lambda: pytest.fail("drawn again from the same inputs"))
+    assert bar_plot(path, {"a": 1.0, "b": 2.0}, "y", "t") == path and path.read_bytes() == drawn
+    monkeypatch.undo()
+    assert bar_plot(path, {"a": 1.0, "b": 2.5}, "y", "t") == path and path.read_bytes() != drawn  # another figure
+    path.unlink()
+    assert bar_plot(path, {"a": 1.0, "b": 2.5}, "y", "t") == path and path.is_file()  # a deleted drawing: drawn

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from longform_eval.common.atomic import replacing
 
+from .drawn import drawn_once
+
 
 @dataclass(frozen=True)
 class Absent:
@@ -61,6 +63,7 @@ def save(figure, path: Path) -> Path:
     return path
 
 
+@drawn_once
 def bar_plot(
     path: Path,
     values: dict[str, float],
@@ -94,6 +97,7 @@ def error_bars(axis, values: dict[str, float], bounds: dict[str, tuple[float, fl
     axis.errorbar(names, middle, yerr=half, fmt="none", ecolor="black", capsize=4)
 
 
+@drawn_once
 def scatter_plot(
     path: Path, x: list[float], y: list[float], xlabel: str, ylabel: str, title: str, unit: str = "points"
 ) -> Plot:
@@ -108,6 +112,7 @@ def scatter_plot(
     return save(figure, path)
 
 
+@drawn_once
 def line_plot(
     path: Path, x: list[float], series: dict[str, list], xlabel: str, ylabel: str, title: str, unit: str = "points"
 ) -> Plot:
@@ -127,6 +132,7 @@ def line_plot(
     return save(figure, path)
 
 
+@drawn_once
 def loglog_scatter(
     path: Path, series: dict[str, tuple[list[float], list[float]]], xlabel: str, ylabel: str, title: str
 ) -> Plot:
@@ -159,6 +165,7 @@ def loglog_scatter(
     return save(figure, path)
 
 
+@drawn_once
 def interval_plot(
     path: Path, ratings: dict[str, tuple[float, float, float]], xlabel: str, title: str, unit: str = "models"
 ) -> Plot:
@@ -177,6 +184,7 @@ def interval_plot(
     return save(figure, path)
 
 
+@drawn_once
 def heat_map(path: Path, names: list[str], matrix: list[list[float | None]], title: str, unit: str = "models") -> Plot:
     """Row i, column j: matrix[i][j] in percent (None: never compared, left blank)."""
     absent = too_few(path, 2, len(names), unit)
