@@ -18,6 +18,7 @@ from ..runner.pending import PendingCalls, pending_calls
 from ..runner.records import RecordLog
 from ..runner.schema import GenerationRecord, JudgementRecord
 from .comparisons_file import comparisons_path
+from .folder_check import folder_hash, remember_check, remembered_check
 from .json_file import DamagedFile
 from .pairwise import pairwise_runs
 from .scores_file import SCORES_FILE, check_figures, read_scores
@@ -55,13 +56,22 @@ def opened_as_made(folder: Path) -> Run:
         ) from None
 
 
-def checked_run(folder: Path) -> PendingCalls:
-    """One run folder's files, checked; the calls it still owes (what `report` says after writing)."""
-    run = opened_as_made(folder)
-    check_record_logs(folder)
-    pending = pending_calls(run)  # reads the current records as their types and failures.jsonl
+def checked_run(folder: Path) -> tuple[PendingCalls, str | None]:
+    """One run folder's files, checked; the calls it still owes (what `report` says after writing), and the hash of
+    its files where the check was made now and may be kept (`folder_check`: checked once per content)."""
+    key = folder_hash(folder)
+    pending = remembered_check(folder, key)
+    fresh = None
+    if pending is None:
+        run = opened_as_made(folder)
+        config = run.config
+        check_record_logs(folder)
+        pending = pending_calls(run)  # reads the current records as their types and failures.jsonl
+        fresh = None if reads_another_folder(config.benchmark_args) else key
+    else:
+        config = validated_config(folder / CONFIG_FILE, read_config(folder))
     scores = read_scores(folder)
-    for field, stored in (("benchmark", run.config.benchmark), ("config", run.config.benchmark_config)):
+    for field, stored in (("benchmark", config.benchmark), ("config", config.benchmark_config)):
         if scores[field] != stored:
             raise DamagedFile(
                 f"{folder / SCORES_FILE}: field '{field}': {scores[field]!r}, but {CONFIG_FILE} says {stored!r}; "
@@ -69,14 +79,25 @@ def checked_run(folder: Path) -> PendingCalls:
             )
     check_figures(folder, scores)
     read_timings(folder)
-    return pending
+    return pending, fresh
 
 
-def checked_runs(folders: Sequence[Path], comparisons_out: Path | None = None) -> list[PendingCalls]:
+def reads_another_folder(benchmark_args: dict) -> bool:
+    """A pairwise run against a baseline run folder: what it owes rests on that folder too, which its hash omits."""
+    return benchmark_args.get("baseline") not in (None, "reference")
+
+
+def checked_runs(
+    folders: Sequence[Path], comparisons_out: Path | None = None, remember: bool = False
+) -> list[PendingCalls]:
     """Every given run folder checked (see the module doc) before `report` writes anything for any of them;
-    `comparisons_out`: the folder `report --out` names for comparisons.json."""
-    pending = [checked_run(Path(folder)) for folder in folders]
+    `comparisons_out`: the folder `report --out` names for comparisons.json; `remember`: keep what each check found
+    in the folder (`report`, which writes there anyway; `leaderboard` and the API read only)."""
+    checked = [checked_run(Path(folder)) for folder in folders]
     if comparisons_out is not None:
         comparisons_path(comparisons_out, folders)  # refuses a comparisons.json `report` did not write for these runs
     pairwise_runs(list(folders))  # refuses a pairwise run whose model and baseline have one name
-    return pending
+    for folder, (pending, fresh) in zip(folders, checked, strict=True):
+        if remember and fresh is not None:  # every run passed: what `report` writes may be written now
+            remember_check(Path(folder), fresh, pending)
+    return [pending for pending, _ in checked]

@@ -36,22 +36,30 @@ class DerivedValues:
         return self.stored
 
     def get(self, kind: str, text: str, compute: Callable[[str], Any]) -> Any:
-        key = text_hash(text)
-        known = self.load().get(kind, {})
-        value = known.get(key)
+        value = self.known(kind, text)
         if value is None:
             value = compute(text)
             self.computed += 1
-        self.used.setdefault(kind, {})[key] = value
+        self.used.setdefault(kind, {})[text_hash(text)] = value
         return value
 
+    def known(self, kind: str, text: str) -> Any:
+        """The value kept for `text`, None where there is none (nothing computed)."""
+        return self.load().get(kind, {}).get(text_hash(text))
+
+    def put(self, kind: str, text: str, value: int | float | str) -> None:
+        self.used.setdefault(kind, {})[text_hash(text)] = value
+        self.computed += 1
+
     def save(self) -> None:
-        """Write the values used since loading (entries of texts no longer in the run are dropped), if any changed."""
-        if self.computed == 0 and self.used == {k: v for k, v in self.load().items() if k in self.used}:
+        """Write the values used since loading, if any changed: of each kind used, the entries of texts no longer in
+        the run are dropped; a kind not used is kept as it was."""
+        stored = self.load()
+        if self.computed == 0 and self.used == {k: v for k, v in stored.items() if k in self.used}:
             return
-        document = {"format": FORMAT, "values": self.used}
+        document = {"format": FORMAT, "values": stored | self.used}
         write_text_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n")
-        self.stored, self.computed = dict(self.used), 0
+        self.stored, self.computed = document["values"], 0
 
 
 def read_derived(path: Path) -> dict[str, dict[str, Any]]:

@@ -171,7 +171,8 @@ def test_path_in_repo_keeps_several_runs_in_one_repo(online, hub, run_copy, tmp_
     assert main(["report", f"hf://datasets/{REPO}/runs/x", "--out", str(tmp_path / "shared-x")]) == 0
     local_headline = HEADLINE.search((run_copy / "report.md").read_text()).group()
     assert HEADLINE.search((tmp_path / "shared-x/report.md").read_text()).group() == local_headline
-    copied = sorted(p.name for p in (tmp_path / "shared-x").iterdir() if p.name != ".longform-eval-hub-copy.json")
+    caches = (".longform-eval-hub-copy.json", ".plots.json", "derived.json")  # the copy's and the report's own
+    copied = sorted(p.name for p in (tmp_path / "shared-x").iterdir() if p.name not in caches)
     assert copied == sorted(n.removeprefix("runs/x/") for n in files if n.startswith("runs/x/") and "README" not in n)
     capsys.readouterr()
 

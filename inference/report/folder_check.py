@@ -1,0 +1,67 @@
+"""What checking a run folder found, kept by the hash of the files it read (`derived.json`, kind `checked-folder`).
+
+`report`, `leaderboard` and `compare` check every record of every run they read before they trust it, and count the
+calls it still owes; for 30 runs of 647 rows that is most of their time. A folder's check rests only on its
+config.yaml, its rows file and its logs (and, without a rows file, the benchmark source): `report` keeps what it found
+under the hash of their bytes, and a later reader whose hash is the same takes it instead of checking again. A changed,
+added or removed file is another hash: the folder is checked again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from longform_eval.dataset_builder.folder import package_version
+from longform_eval.dataset_builder.sources import SOURCE_ENV
+
+from ..runner.derived import DerivedValues
+from ..runner.folder import CONFIG_FILE, RUN_LOGS
+from ..runner.pending import PendingCalls
+from ..runner.rows_file import ROWS_FILE
+
+KIND = "checked-folder@1"
+CHUNK = 1024 * 1024
+
+
+def folder_hash(folder: Path) -> str:
+    """SHA-256 over this package's version, the benchmark source setting, and the name and bytes of config.yaml, the
+    rows file and every log of the folder."""
+    digest = hashlib.sha256(f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}\0".encode())
+    names = [CONFIG_FILE, ROWS_FILE, *sorted({p.name for pattern in RUN_LOGS for p in folder.glob(pattern)})]
+    for name in names:
+        path = folder / name
+        digest.update(f"{name}\0".encode())
+        if path.is_file() and not path.is_symlink():
+            with path.open("rb") as handle:
+                while chunk := handle.read(CHUNK):
+                    digest.update(chunk)
+        digest.update(b"\0end\0")
+    return digest.hexdigest()
+
+
+def remembered_check(folder: Path, key: str) -> PendingCalls | None:
+    """The calls the folder owed when it was last checked with these files, or None (check it)."""
+    found = DerivedValues(folder).known(KIND, key)
+    try:
+        fields: dict[str, Any] = json.loads(found) if isinstance(found, str) else {}
+        failed = Counter({str(k): int(v) for k, v in fields["failed"].items()})
+        return PendingCalls(
+            folder, folder / "failures.jsonl", int(fields["generations"]), int(fields["judge_calls"]), failed
+        )
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def remember_check(folder: Path, key: str, pending: PendingCalls) -> None:
+    """Keep what the check found (a cache: a folder that cannot be written is checked again next time)."""
+    fields = {"generations": pending.generations, "judge_calls": pending.judge_calls, "failed": dict(pending.failed)}
+    derived = DerivedValues(folder)
+    derived.put(KIND, key, json.dumps(fields, sort_keys=True))
+    with contextlib.suppress(OSError):
+        derived.save()
