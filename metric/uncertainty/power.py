@@ -49,11 +49,25 @@ def z_sum(alpha: float, power: float) -> float:
 def t_power(noncentrality: float, df: float, alpha: float = DEFAULT_ALPHA) -> float:
     """Probability that a two-sided t test at `alpha` with `df` degrees of freedom rejects, at a true difference of
     `noncentrality` standard errors."""
-    from scipy.stats import nct, t
+    from scipy.special import nctdtr, stdtrit
 
-    critical = float(t.ppf(1 - alpha / 2, df))
-    power = float(nct.sf(critical, df, noncentrality) + nct.cdf(-critical, df, noncentrality))
+    critical = float(stdtrit(df, 1 - alpha / 2))  # scipy.stats' t.ppf and nct.cdf, without their argument checks
+    power = float(noncentral_t_sf(critical, df, noncentrality) + nctdtr(df, noncentrality, -critical))
     return power if math.isfinite(power) else integrated_t_power(noncentrality, df, critical)
+
+
+def noncentral_t_sf(x: float, df: float, noncentrality: float) -> float:
+    """scipy.stats' `nct.sf(x, df, nc)`, computed as it computes it (its ufunc, clipped to [0, 1]) where that ufunc
+    is there: a power plan or comparison evaluates it some thousand times, and scipy.stats' checks cost 10x the
+    value."""
+    try:
+        from scipy.special._ufuncs import _nct_sf
+    except ImportError:  # another scipy: its public path
+        from scipy.stats import nct
+
+        return float(nct.sf(x, df, noncentrality))
+    with np.errstate(over="ignore"):
+        return float(np.clip(_nct_sf(x, df, noncentrality), 0.0, 1.0))
 
 
 def integrated_t_power(noncentrality: float, df: float, critical: float) -> float:
