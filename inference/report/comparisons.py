@@ -172,7 +172,7 @@ def compared(a: ComparedRun, b: ComparedRun) -> list[dict[str, Any]]:
     for name in a.names():
         head = {"a": a.label, "b": b.label, "benchmark": a.config, "figure": name}
         if name in figures_a and name in figures_b:
-            found, reason = paired(a, b, (table_a, table_b), name)
+            found, reason = paired(a, b, (table_a, table_b), name, (figures_a[name], figures_b[name]))
             entry = difference_fields(found, len(table_a))
             if found is None:
                 points = (figures_a[name].point(), figures_b[name].point())
@@ -191,15 +191,15 @@ def difference_bounds(benchmark: Benchmark, name: str) -> tuple[float, float] | 
     return None if bounds is None else (bounds[0] - bounds[1], bounds[1] - bounds[0])
 
 
-def paired(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable], name: str) -> tuple:
-    """(Difference or None, why none) of figure `name` on the aligned tables; a one-unit stratum among larger ones
-    borrows the pooled variance of the per-unit differences of the row score."""
+def paired(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable], name: str, figures: tuple) -> tuple:
+    """(Difference or None, why none) of figure `name` (`figures`: a's and b's, built on the aligned tables); a
+    one-unit stratum among larger ones borrows the pooled variance of the per-unit differences of the row score."""
     table_a, table_b = tables
     design, column, bounds = table_a.design(), a.benchmark.judge_noise_column, difference_bounds(a.benchmark, name)
     if column is not None and sparse_strata(design, np.isfinite(table_a[column])):
         builds = (column_figure(a.benchmark, table_a, column, name), column_figure(b.benchmark, table_b, column, name))
         return pooled_difference(*builds, table_a[column], table_b[column], design, bounds=bounds)
-    figure_a, figure_b = a.benchmark.figures(table_a)[name], b.benchmark.figures(table_b)[name]
+    figure_a, figure_b = figures
     found = paired_difference(figure_a, figure_b, design, bounds=bounds)
     return found, (None if found is not None else difference_reason(figure_a, figure_b, design))
 
