@@ -23,7 +23,7 @@ from .context import (
 from .plots import Plot, bar_plot, scatter_plot, split_plots
 from .tables import fmt, fmt_bounds, fmt_figure, interval_of, markdown_table
 
-CONTEXTS: dict[tuple, RunContext] = {}  # the published context by (source, config, prompts): see `context`
+CONTEXTS: dict[tuple, tuple[list[ContextRow], list[str]]] = {}  # published rows by (source, config, prompts)
 MAX_CONTEXTS = 16
 
 
@@ -97,16 +97,16 @@ class HelloBenchSections(Sections):
         if key not in CONTEXTS:
             if len(CONTEXTS) >= MAX_CONTEXTS:
                 CONTEXTS.clear()
-            CONTEXTS[key] = self.published_context(released_figures_from(source, ids), main)
-        return CONTEXTS[key]
+            CONTEXTS[key] = self.published_rows(released_figures_from(source, ids), main)
+        rows, notes = CONTEXTS[key]
+        return RunContext(list(rows), list(notes), self.benchmark.paper_settings().judge_model, agreement_line())
 
-    def published_context(self, published: list[Published] | str, main: bool) -> RunContext:
-        judge = self.benchmark.paper_settings().judge_model
+    def published_rows(self, published: list[Published] | str, main: bool) -> tuple[list[ContextRow], list[str]]:
+        """(the published rows, the notes under them): what is computed once per source, config and prompts."""
         if isinstance(published, str):
-            return RunContext([], [published], judge, agreement_line())
+            return [], [published]
         other_prompts = "The released verdicts judge the main prompts, not this run's length-constrained ones."
-        notes = [] if main else [other_prompts]
-        return RunContext([self.context_row(p) for p in published], notes, judge, agreement_line())
+        return [self.context_row(p) for p in published], ([] if main else [other_prompts])
 
     def context_row(self, published: Published) -> ContextRow:
         """The published figure with its interval, computed as a run's own (`published_interval`)."""
