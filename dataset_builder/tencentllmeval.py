@@ -9,6 +9,7 @@ from typing import Any
 import datasets
 
 from longform_eval.common.errors import SourceError
+from longform_eval.common.install import install_command
 from longform_eval.common.records import UniqueIds, read_json, read_jsonl, require, require_count
 
 from .card import CardRepo, CardSpec
@@ -163,7 +164,7 @@ def xlsx_rows(path: Path) -> list[tuple[int, list[Any]]]:
     try:
         import openpyxl
     except ImportError as error:
-        raise ImportError(f"Reading {path.name} needs openpyxl: pip install 'longform-eval[xlsx]'") from error
+        raise ImportError(f"Reading {path.name} needs openpyxl: {install_command('xlsx')}") from error
     try:
         return worksheet_rows(openpyxl.load_workbook(path, read_only=True, data_only=True))
     except Exception as error:  # openpyxl, zipfile and XML parsers raise many kinds on a damaged file

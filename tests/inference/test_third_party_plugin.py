@@ -15,6 +15,7 @@ import datasets
 import pytest
 from huggingface_hub import DatasetCard
 
+from longform_eval.common.install import install_command
 from longform_eval.inference import backends
 from longform_eval.inference.backends import MissingExtraError, create_backend
 from longform_eval.inference.benchmarks.registry import declared_class
@@ -82,7 +83,7 @@ def test_a_missing_package_is_named_in_one_line_with_the_extra_to_install(monkey
     with pytest.raises(MissingExtraError) as raised:
         create_backend(ModelSpec(backend="fake", model="anything"))
     assert str(raised.value) == (
-        f"backend 'fake' needs {FAKE_DIST}>=1.0 (installed: not installed): pip install 'longform-eval[fake]'"
+        f"backend 'fake' needs {FAKE_DIST}>=1.0 (installed: not installed): {install_command('fake')}"
     )
 
 
