@@ -273,6 +273,13 @@ def test_every_cli_command_is_shown_in_a_checked_block():
     assert subcommands() - shown_subcommands() == set()
 
 
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_page_cites_an_issue_number(path: Path):
+    """A reader has no access to the tracker: `issue 31` says nothing; the page says what changed instead."""
+    cited = re.findall(r"(?i)\bissues? #?\d+", path.read_text(encoding="utf-8"))
+    assert not cited, f"{path.name}: {cited}"
+
+
 def test_every_docs_page_is_in_the_index():
     index = (REPO / "docs" / "README.md").read_text(encoding="utf-8")
     linked = {Path(target.partition("#")[0]).name for target in LINK.findall(index)}
