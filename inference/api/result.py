@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..benchmarks import Benchmark
 from ..benchmarks.layouts import Figure
 from ..report.markdown import benchmark_of
+from ..report.sections.tables import common_decimals
 from ..runner import Run, RunConfig
 from ..runner.folder import CONFIG_FILE
 from ..runner.pending import pending_calls
@@ -83,8 +84,8 @@ class RunResult:
         names = [self.headline] if self.headline else []
         names += [name for name in self.intervals if name != self.headline]
         cells = "".join(
-            f"<tr><td>{escape(name)}</td><td>{number(self.scores.get(name))}</td>"
-            f"<td>{interval_text(self.intervals.get(name))}</td></tr>"
+            f"<tr><td>{escape(name)}</td><td>{number(self.scores.get(name), self.intervals.get(name))}</td>"
+            f"<td>{interval_text(self.intervals.get(name), self.scores.get(name))}</td></tr>"
             for name in names[:HTML_FIGURES]
         )
         more = (
@@ -108,16 +109,24 @@ class RunResult:
 
 
 def figure_text(value: float | None, interval: tuple[float, float] | None) -> str:
-    shown = number(value)
-    return f"{shown} {interval_text(interval)}" if interval else shown
+    shown = number(value, interval)
+    return f"{shown} {interval_text(interval, value)}" if interval else shown
 
 
-def number(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4g}"
+def decimals(value: float | None, interval: tuple[float, float] | None) -> int:
+    """One precision for a figure and its interval: 4 significant digits of the largest of them."""
+    return common_decimals([x for x in (value, *(interval or ())) if x is not None])
 
 
-def interval_text(interval: tuple[float, float] | None) -> str:
-    return "-" if interval is None else f"[{interval[0]:.4g}, {interval[1]:.4g}]"
+def number(value: float | None, interval: tuple[float, float] | None = None) -> str:
+    return "-" if value is None else f"{value:.{decimals(value, interval)}f}"
+
+
+def interval_text(interval: tuple[float, float] | None, value: float | None = None) -> str:
+    if interval is None:
+        return "-"
+    digits = decimals(value, interval)
+    return f"[{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
 
 
 def run_result(run: Run) -> RunResult:

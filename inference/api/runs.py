@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..hub.run_copy import local_runs
 from ..report.comparisons import compared_runs, comparisons_document
 from ..report.run_checks import checked_runs
+from ..report.sections.tables import fmt_p, signed_with_interval
 from ..runner import Run
 from ..runner.folder import run_labels
 from .result import RunResult, interval_text, number, run_result
@@ -56,13 +57,13 @@ class Comparison:
         if self.difference is None or self.interval is None:
             return f"{self.figure}: {a} - {b}: no shared units"
         low, high = self.interval
-        return f"{self.figure}: {a} - {b} = {self.difference:+.4g} [{low:+.4g}, {high:+.4g}], {self.verdict()}"
+        return f"{self.figure}: {a} - {b} = {signed_with_interval(self.difference, low, high)}, {self.verdict()}"
 
     def verdict(self) -> str:
         if self.difference is None or self.interval is None:
             return "no shared units"
-        p = "-" if self.p_value is None else f"{self.p_value:.3g}"
-        return f"p = {p}: {'distinguishable' if self.distinguishable else 'a tie'}"
+        p = fmt_p(self.p_value)
+        return f"p {p if p.startswith('<') else '= ' + p}: {'distinguishable' if self.distinguishable else 'a tie'}"
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,8 @@ class Comparisons:
         head = "<tr><th>a</th><th>b</th><th>figure</th><th>a - b</th><th>95% interval</th><th></th></tr>"
         cells = "".join(
             f"<tr><td>{escape(pair.a_name or pair.a)}</td><td>{escape(pair.b_name or pair.b)}</td>"
-            f"<td>{escape(pair.figure)}</td><td>{number(pair.difference)}</td><td>{interval_text(pair.interval)}</td>"
+            f"<td>{escape(pair.figure)}</td><td>{number(pair.difference, pair.interval)}</td>"
+            f"<td>{interval_text(pair.interval, pair.difference)}</td>"
             f"<td>{escape(pair.verdict())}</td></tr>"
             for pair in self.pairs[:SHOWN_PAIRS]
         )

@@ -12,7 +12,7 @@ from ..progress import terminal_width
 from ..runner.folder import run_labels
 from .comparisons import FILE, compared_runs, comparisons_document
 from .comparisons_file import write_comparisons
-from .sections.tables import NO_INTERVALS, fmt, fmt_interval, markdown_table
+from .sections.tables import NO_INTERVALS, fmt, fmt_interval, fmt_p, markdown_table
 from .summary import wrapped
 
 TIE = "tie (not distinguishable)"
@@ -57,7 +57,7 @@ def difference_lines(entries: list[dict[str, Any]], names: dict[str, str]) -> li
         return [counts_line(entries, f"The {len(entries)} differences of the headline")]
     named = [e | {"a": names.get(e["a"], e["a"]), "b": names.get(e["b"], e["b"])} for e in entries]
     rows = [
-        (e["a"], e["b"], with_interval(e["difference"], e["low"], e["high"]), fmt(e["p_value"], 4))
+        (e["a"], e["b"], with_interval(e["difference"], e["low"], e["high"]), fmt_p(e["p_value"]))
         + (e["n_paired"] if e["n_paired"] is not None else "unpaired", fmt(e["minimum_detectable"]), verdict(e))
         for e in named
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -23,6 +24,31 @@ def fmt(value: Any, digits: int = 2) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}"
     return str(value)
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value as a reader takes it: `0.012`, `0.34`, `< 0.001` (never `0`: a p-value is never zero, only smaller
+    than what was computed); `-` for none."""
+    if p is None:
+        return "-"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+
+
+def common_decimals(values: Iterable[float], significant: int = 4) -> int:
+    """Decimals that give the largest of `values` `significant` digits, for all of them alike (one precision per
+    interval: `+8.77 [+3.20, +14.86]`, not `+8.769 [+3.203, +14.86]`)."""
+    largest = max((abs(value) for value in values), default=0.0)
+    if largest == 0 or not math.isfinite(largest):
+        return 2
+    return min(6, max(0, significant - 1 - math.floor(math.log10(largest))))
+
+
+def signed_with_interval(value: float, low: float, high: float) -> str:
+    """A difference and its interval, signed, at one precision: `+8.77 [+3.20, +14.86]`."""
+    digits = common_decimals((value, low, high))
+    return f"{value:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
 def interval_of(scores: Mapping[str, Any], name: str) -> Bounds:
