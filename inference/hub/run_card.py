@@ -118,7 +118,7 @@ def run_body(repo_id: str, run: RunInfo) -> list[str]:
         f"of `{scores['model']}` to the prompts of the `{run.benchmark}` benchmark, judged by `{scores.get('judge')}`, "
         "and the figures computed from the verdicts. `report.md` is the full report.",
         "",
-        f"**Headline: {figure}** (scale {scale}; {details}).",
+        f"**Headline: {figure}** (scale {scale}{'; ' + details if details.strip() else ''}).",
         "",
         f"In brackets: the 95% interval ({scores.get('interval_method') or 'method not recorded'}). "
         f"Samples: {scores.get('n_samples')}; scored: {scores.get('n_scored', '-')}; "
@@ -222,7 +222,7 @@ def sampling(settings: dict[str, Any]) -> str:
 def judge_settings(config: RunConfig) -> str:
     extras = [
         f"{config.judge_samples} sample(s) per call",
-        f"up to {config.judge_attempts} attempts",
+        f"up to {config.judge_attempts} attempts" if config.judge_attempts > 1 else "1 attempt",
         f"parser {config.parser}",
         "constrained to the verdict schema" if config.constrained_judge else "unconstrained",
     ]

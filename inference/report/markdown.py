@@ -40,6 +40,11 @@ def scale_of(benchmark: Benchmark) -> str:
     return benchmark.headline_scale or "scale not stated"
 
 
+def scale_note(benchmark: Benchmark, details: str) -> str:
+    """`scale -300..100; open 100.00 summ ...`, or the scale alone when there are no details (nothing scored)."""
+    return f"scale {scale_of(benchmark)}; {details}" if details.strip() else f"scale {scale_of(benchmark)}"
+
+
 def write_report(folder: str | Path) -> Path:
     """The run's report.md and plots, unless report.md was written from its inputs as they are now (`freshness`)."""
     folder = Path(folder)
@@ -56,7 +61,7 @@ def write_report(folder: str | Path) -> Path:
         "",
         f"Judge: `{judge}`.",
         "",
-        f"Headline: **{headline}** (scale {scale_of(benchmark)}; {details}).",
+        f"Headline: **{headline}** ({scale_note(benchmark, details)}).",
         *[line for sentence in interval_sentences(scores) for line in ("", sentence)],
     ]
     lines += [

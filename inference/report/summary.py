@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.folder import run_labels
-from .markdown import benchmark_of, load_scores, scale_of
+from .markdown import benchmark_of, load_scores, scale_note
 from .sections import sections_for
 from .timings import STAGES
 
@@ -37,7 +37,7 @@ def summary_lines(
     model, judge = run_labels(folder)
     lines = [
         f"{scores['benchmark']}:{scores.get('config')}  model {model}, judge {judge}",
-        f"  score {headline} (scale {scale_of(benchmark)}; {details})",
+        f"  score {headline} ({scale_note(benchmark, details)})",
         f"  {scored_counts(scores)}{pending}",
         *[f"  unscored: {n} x {reason}" for reason, n in reasons.items()],
         "  wall time: " + ", ".join(f"{stage} {seconds[stage]:.1f} s" for stage in STAGES if stage in seconds),

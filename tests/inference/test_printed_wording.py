@@ -17,6 +17,7 @@ from .conftest import released, write_replay
 NUMBER = r"[-+]?\d+(?:\.(\d+))?"
 INTERVAL = re.compile(rf"(?<![\w.]){NUMBER}%? \[{NUMBER}%?, {NUMBER}%?\]")
 P_ZERO = re.compile(r"\bp = 0(?![.\d])")
+SLIPS = {re.compile(r"\b1 attempts\b"): "1 attempts", re.compile(r";\s*\)"): "an empty clause before ')'"}
 
 
 def wording_problems(text: str) -> list[str]:
@@ -24,6 +25,7 @@ def wording_problems(text: str) -> list[str]:
     for number, line in enumerate(text.splitlines(), start=1):
         if P_ZERO.search(line):
             problems.append(f"line {number}: p = 0 (a p-value is never 0): {line}")
+        problems += [f"line {number}: {slip}: {line}" for pattern, slip in SLIPS.items() if pattern.search(line)]
         for found in INTERVAL.finditer(line):
             if len({len(decimals or "") for decimals in found.groups()}) > 1:
                 problems.append(f"line {number}: mixed precision in {found[0]!r}")
@@ -39,6 +41,17 @@ def test_the_checker_finds_each_slip():
     assert len(wording_problems("a - b = +8.769 [+3.203, +14.86], p = 0: distinguishable")) == 2
     assert wording_problems("heuristic_text_generation (n = 5") != []
     assert wording_problems("+8.77 [+3.20, +14.86], p < 0.001 (n = 5)") == []
+    assert len(wording_problems("score - (scale -300..100; ), up to 1 attempts")) == 2
+
+
+def test_a_run_with_nothing_scored_and_one_attempt_reads_right(two_runs):
+    from longform_eval.inference.hub.run_card import judge_settings
+    from longform_eval.inference.report.markdown import benchmark_of, load_scores, scale_note
+    from longform_eval.inference.runner import Run
+
+    assert scale_note(benchmark_of(load_scores(two_runs[0])), "") == "scale -300..100"
+    config = Run.open(two_runs[0], read_only=True).config.model_copy(update={"judge_attempts": 1})
+    assert wording_problems(judge_settings(config)) == [] and "1 attempt," in judge_settings(config)
 
 
 def test_p_values_and_differences_print_as_a_reader_takes_them():
