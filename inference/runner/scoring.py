@@ -10,6 +10,8 @@ from typing import Any
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
+from ..config import ModelSpec
+from .config import RunConfig
 from .judge_samples import verdicts_by_sample
 from .schema import JudgementRecord, ScoreReport
 from .state import RunState
@@ -64,26 +66,47 @@ def score_run(run: RunState) -> dict[str, Any]:
 
 
 def deviations(run: RunState) -> list[str]:
-    """Where this run's settings differ from the paper's, so that reports never hide it."""
+    """Where this run's settings differ from the paper's, so that reports never hide it. Recorded verdicts
+    (`--judge replay:`) bring the settings they were made with, and asking again returns the same reply: only who made
+    them (`--judge-name`) is compared. A replayed model is compared as a model (named by `--name`, else its file)."""
     paper = run.benchmark.paper_settings()
     config = run.config
+    judge_replayed = replayed(config.judge)
     found = []
-    for role, actual, expected in (
-        ("generation", config.generation, paper.generation),
-        ("judge", config.judge_generation, paper.judge),
-    ):
+    compared = [("generation", config.generation, paper.generation)]
+    compared += [] if judge_replayed else [("judge", config.judge_generation, paper.judge)]
+    for role, actual, expected in compared:
         for field, value in actual.model_dump().items():
             if value != getattr(expected, field):
                 found.append(f"{role} {field} = {value!r} (paper: {getattr(expected, field)!r})")
-    if config.judge is not None and not same_model(config.judge.model, paper.judge_model):
-        found.append(f"judge model = {config.judge.name} (paper: {paper.judge_model})")
-    if config.judge_attempts != paper.judge_attempts:
+    found += judge_model_deviations(config, paper.judge_model)
+    if config.judge_attempts != paper.judge_attempts and not judge_replayed:
         found.append(f"judge attempts = {config.judge_attempts} (paper: {paper.judge_attempts})")
-    if config.constrained_judge:
+    if config.constrained_judge and not judge_replayed:
         found.append("judge output constrained to a JSON schema (paper: free text)")
     if config.parser != paper.parser:
         found.append(f"judge output parser = {config.parser} (paper: {paper.parser})")
-    return found + run.benchmark.deviations(config.judge_attempts)
+    return found + run.benchmark.deviations(1 if judge_replayed else config.judge_attempts)  # a replay answers alike
+
+
+def replayed(spec: ModelSpec | None) -> bool:
+    """Whether the calls are answered from recorded completions (a replay asks no model: no settings of its own)."""
+    return spec is not None and spec.backend == "replay"
+
+
+def judge_model_deviations(config: RunConfig, paper_judge: str) -> list[str]:
+    if config.judge is None:
+        return []
+    if not replayed(config.judge):
+        return (
+            []
+            if same_model(config.judge.model, paper_judge)
+            else [f"judge model = {config.judge.name} (paper: {paper_judge})"]
+        )
+    if config.judge_name and same_model(config.judge_name, paper_judge):
+        return []
+    made_by = f"by {config.judge_name}" if config.judge_name else "by a judge not named (--judge-name names it)"
+    return [f"judge model = verdicts recorded {made_by}, replayed from {config.judge.name} (paper: {paper_judge})"]
 
 
 def same_model(actual: str, paper: str) -> bool:

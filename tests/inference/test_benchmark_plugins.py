@@ -67,7 +67,10 @@ def test_a_benchmark_from_outside_the_package_runs_generate_judge_score_report(t
     assert main(toy_run(toy_dataset, toy_replays, "judge_a", out, "--benchmark-arg", "suffix=Be brief.")) == 0
     scores = json.loads((out / "scores.json").read_text())
     assert scores["accuracy"] == pytest.approx(200 / 3) and scores["n_scored"] == 3 and scores["complete"]
-    assert scores["deviations"] == [f"judge model = replay:{toy_replays['judge_a']} (paper: toy-judge)"]
+    assert scores["deviations"] == [
+        "judge model = verdicts recorded by a judge not named (--judge-name names it), replayed from "
+        f"replay:{toy_replays['judge_a']} (paper: toy-judge)"
+    ]
     config = yaml.safe_load((out / "config.yaml").read_text())
     assert config["benchmark_args"] == {"suffix": "Be brief."} and config["dataset"] == str(toy_dataset)
     assert "- **accuracy**: 66.67" in (out / "report.md").read_text()  # the generic presentation

@@ -11,7 +11,7 @@ from longform_eval.inference.backends import create_backend
 from longform_eval.inference.cli import main
 from longform_eval.inference.runner import Run
 from longform_eval.metric.helloeval import load_prompt
-from longform_eval.metric.helloeval.upstream_runs import judge_retry_deviation, model_deviations
+from longform_eval.metric.helloeval.upstream_runs import model_deviations
 
 from .conftest import assert_intervals_hold, chat_run, write_replay
 
@@ -54,18 +54,16 @@ def test_released_responses_judged_with_released_verdicts_give_the_published_sco
     model_dir = shared_data / "hellobench/generations/main_exp/gpt4o_0806"
     out = tmp_path / "gpt4o"
     assert main(["import-generations", str(model_dir), "--out", str(out)]) == 0
-    assert main(["judge", str(out), "--judge", f"replay:{verdicts}"]) == 0
+    assert main(["judge", str(out), "--judge", f"replay:{verdicts}", "--judge-name", "gpt-4o"]) == 0
     assert main(["score", str(out)]) == 0
     scores = json.loads((out / "scores.json").read_text())
     assert scores["overall"] == pytest.approx(48.55, abs=0.01)
     assert {t: s["score"] for t, s in scores["tasks"].items()} == pytest.approx(PUBLISHED_GPT4O, abs=0.01)
     assert (scores["n_scored"], scores["n_unscored"]) == (647, 0)
-    assert scores["deviations"] == [  # otherwise the paper's
-        f"judge model = replay:{verdicts} (paper: gpt-4o)",
-        judge_retry_deviation(),  # the runner also retries out-of-range scores; llm_judge.py does not
-    ]
+    assert scores["deviations"] == []  # GPT-4o's recorded verdicts, named: the paper's protocol
     assert main(["report", str(out)]) == 0
     report = (out / "report.md").read_text()
+    assert "not comparable with the paper" not in report
     overall = scores["intervals"]["overall"]
     assert f"**Overall HelloEval score: 48.55 [{overall['low']:.2f}, {overall['high']:.2f}]**" in report
     assert (out / "score_per_task.png").stat().st_size > 1000 and (out / "score_vs_words.png").is_file()
@@ -95,10 +93,10 @@ def test_changed_configuration_on_resume_is_an_error_unless_forced(gpt4o_replays
     scores = json.loads((tmp_path / "run/scores.json").read_text())
     assert scores["deviations"][0] == "generation temperature = 0.2 (paper: 0.8)"
     assert scores["deviations"][1:] == [
-        f"judge model = replay:{verdicts} (paper: gpt-4o)",
+        "judge model = verdicts recorded by a judge not named (--judge-name names it), replayed from "
+        f"replay:{verdicts} (paper: gpt-4o)",
         *model_deviations(str(generations), load_prompt().generation.models, 16384),  # a model run.py did not run
-        judge_retry_deviation(),
-    ]
+    ]  # recorded verdicts: no judge settings of their own, and asking again returns the same reply
     assert "- generation temperature = 0.2 (paper: 0.8)" in (tmp_path / "run/report.md").read_text()
 
 

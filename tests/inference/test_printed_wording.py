@@ -93,3 +93,15 @@ def test_report_compare_and_the_api_print_without_slips(two_runs, capsys, tmp_pa
     }
     problems = [f"{name}: {problem}" for name, text in texts.items() for problem in wording_problems(text)]
     assert problems == []
+
+
+def test_replaying_gpt4o_s_own_verdicts_is_not_called_a_deviation(gpt4o_replays, tmp_path):
+    """Recorded completions bring the settings they were made with; what is compared is who made them."""
+    answers, verdicts = gpt4o_replays
+    settings = {"benchmark": "hellobench:chat", "model": f"replay:{answers}", "judge": f"replay:{verdicts}", "limit": 5}
+    named = le.run(**settings, out=tmp_path / "named", name="GPT-4o", judge_name="gpt-4o")
+    assert json.loads(named.scores_path.read_text())["deviations"] == []
+    assert "not comparable with the paper" not in (tmp_path / "named" / "report.md").read_text(encoding="utf-8")
+    unnamed = le.run(**settings, out=tmp_path / "unnamed")
+    (deviation,) = json.loads(unnamed.scores_path.read_text())["deviations"]
+    assert deviation.startswith("judge model = verdicts recorded by a judge not named (--judge-name names it)")
