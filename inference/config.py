@@ -98,6 +98,16 @@ class ModelSpec(BaseModel):
     def name(self) -> str:
         return f"{self.backend}:{self.model}"
 
+    @property
+    def replayed(self) -> bool:
+        """Answered from recorded completions (`replay:`): no model is asked, and asking again gives the same reply."""
+        return self.backend == "replay"
+
+    def identity(self, display_name: str | None) -> str:
+        """The model the benchmark's per-model rules see: for recorded completions, the model that made them when it
+        is named (`--name`), else what comes after `BACKEND:`."""
+        return display_name if self.replayed and display_name else self.model
+
 
 def parse_model_args(pairs: list[str] | None, flag: str = "--model-arg") -> dict[str, Any]:
     """`--model-arg k=v` values, with YAML typing of v (numbers, booleans)."""

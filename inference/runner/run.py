@@ -65,9 +65,7 @@ class Run:
     def create(cls, folder: str | Path, config: RunConfig, force: bool = False, read_only: bool = False) -> Run:
         """Load and select the rows, check and lock the folder and write config.yaml (unless `read_only`: no lock,
         nothing written); `config` itself is not changed. A RunConfigMismatch if records bind another config."""
-        model = config.model.model if config.model else None
-        if config.model is not None and config.model.backend == "replay" and config.name:
-            model = config.name  # recorded completions: the model that made them, as named (`--name`)
+        model = config.model.identity(config.name) if config.model else None
         benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args, model)
         benchmark.read_run = functools.partial(read_answers, cls.open)  # a pairwise baseline run folder
         kept = stored_rows(Path(folder), config)  # the rows the run evaluated, kept in its folder

@@ -90,8 +90,7 @@ def deviations(run: RunState) -> list[str]:
 
 
 def replayed(spec: ModelSpec | None) -> bool:
-    """Whether the calls are answered from recorded completions (a replay asks no model: no settings of its own)."""
-    return spec is not None and spec.backend == "replay"
+    return spec is not None and spec.replayed
 
 
 def judge_model_deviations(config: RunConfig, paper_judge: str) -> list[str]:

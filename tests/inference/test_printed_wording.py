@@ -103,5 +103,6 @@ def test_replaying_gpt4o_s_own_verdicts_is_not_called_a_deviation(gpt4o_replays,
     assert json.loads(named.scores_path.read_text())["deviations"] == []
     assert "not comparable with the paper" not in (tmp_path / "named" / "report.md").read_text(encoding="utf-8")
     unnamed = le.run(**settings, out=tmp_path / "unnamed")
-    (deviation,) = json.loads(unnamed.scores_path.read_text())["deviations"]
-    assert deviation.startswith("judge model = verdicts recorded by a judge not named (--judge-name names it)")
+    deviations = json.loads(unnamed.scores_path.read_text())["deviations"]
+    assert deviations[0].startswith("judge model = verdicts recorded by a judge not named (--judge-name names it)")
+    assert "run.py ran no model named like" in deviations[1] and len(deviations) == 2  # unnamed: its file name
