@@ -6,6 +6,7 @@ instead, and the report says in words why the plot is missing.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,11 +57,30 @@ def pyplot():
 
 
 def save(figure, path: Path) -> Path:
+    """The figure as a PNG with every title fitted to its axes' width (wrapped at words) and nothing cut at the
+    edges: the saved area grows to hold a long tick label (`bbox_inches="tight"`)."""
+    for axis in figure.axes:
+        fit_title(axis)
     figure.tight_layout()
     with replacing(path) as temporary:
-        figure.savefig(temporary, dpi=110, format="png")
+        figure.savefig(temporary, dpi=110, format="png", bbox_inches="tight", pad_inches=0.1)
     pyplot().close(figure)
     return path
+
+
+def fit_title(axis) -> None:
+    """Wrap the axes' title at words until each line is no wider than the figure."""
+    title = axis.title
+    text = title.get_text()
+    if not text:
+        return
+    renderer = axis.figure.canvas.get_renderer()
+    room = axis.figure.get_window_extent(renderer).width * 0.95
+    width = title.get_window_extent(renderer).width
+    if width <= room:
+        return
+    characters = max(20, int(len(text) * room / width))
+    title.set_text("\n".join(textwrap.wrap(text, characters, break_long_words=False, break_on_hyphens=False)))
 
 
 @drawn_once
