@@ -13,6 +13,7 @@ from pathlib import Path
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.registry import BUILDERS, build
 
+from .licences import licence_of
 from .release_plan import (
     DEFAULT_SPACE_NAME,
     Release,
@@ -62,6 +63,7 @@ def assemble_release(
             repo_id = f"{org}/{dataset}"  # the card's code loads it from there, and the metrics from ORG/<metric>
             folder = build(dataset, source=dataset_source(source, dataset), out=Path(work) / dataset, repo_id=repo_id)
             repos.append(dataset_repo(org, dataset, folder, private))
-    repos += [metric_repo(org, name, version, private) for name in metric_names()]
+    public = [dataset for dataset in chosen if licence_of(dataset).is_open]  # a restricted one is private
+    repos += [metric_repo(org, name, version, private, public) for name in metric_names()]
     repos.append(arena_repo(org, version, space_name, private, arena))
     return Release(org, version, repos, [refusal(org, name) for name in refused])

@@ -7,7 +7,7 @@ fixed here, so a dry run, a staged copy and an upload show the same bytes.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -130,10 +130,11 @@ def space_files(package: str, script: str | None, version: str, extras: Sequence
     return files
 
 
-def metric_card(card: bytes, repo_id: str, version: str) -> bytes:
+def metric_card(card: bytes, repo_id: str, version: str, linked: Collection[str] | None = None) -> bytes:
     """A metric's card as published to `repo_id` (ORG/NAME): its code loads `"ORG/NAME"` (`"<org>/NAME"` in the
-    package), its YAML header's `datasets:` name ORG's datasets (`<org>/DATASET`) and its install line pins
-    `longform-eval==version`, the release whose modules the Space's script imports.
+    package), its YAML header's `datasets:` name ORG's datasets (`<org>/DATASET`; only those in `linked`, the
+    datasets the release publishes in public, when given) and its install line pins `longform-eval==version`, the
+    release whose modules the Space's script imports.
 
     Raises:
         ValueError: the card's code never loads `"<org>/NAME"` (a user could not copy it), its header names no
@@ -144,24 +145,36 @@ def metric_card(card: bytes, repo_id: str, version: str) -> bytes:
     text = card.decode("utf-8")
     if f'evaluate.load("{ORG_PLACEHOLDER}/{name}")' not in text:
         raise ValueError(f'{where}: its code never says evaluate.load("{ORG_PLACEHOLDER}/{name}")')
-    text = with_org_datasets(text.replace(f'"{ORG_PLACEHOLDER}/{name}"', f'"{repo_id}"'), org, where)
+    text = with_org_datasets(text.replace(f'"{ORG_PLACEHOLDER}/{name}"', f'"{repo_id}"'), org, where, linked)
     return pinned_install(text, version, where).encode("utf-8")
 
 
-def with_org_datasets(card: str, org: str, where: str) -> str:
-    """`card` with the `<org>/DATASET` entries of its YAML header's `datasets:` written `ORG/DATASET`.
+def with_org_datasets(card: str, org: str, where: str, linked: Collection[str] | None = None) -> str:
+    """`card` with the `<org>/DATASET` entries of its YAML header's `datasets:` written `ORG/DATASET`; with `linked`,
+    an entry `<org>/DATASET` of a dataset not in it is left out (the Hub would link it to a repo no reader can open).
 
     Raises:
         ValueError: the header names no dataset, or an entry that is not a repo id.
     """
     head, _, body = card.removeprefix("---\n").partition("\n---\n")
-    head = head.replace(f"{ORG_PLACEHOLDER}/", f"{org}/")
     datasets = (yaml.safe_load(head) or {}).get("datasets")
     if not isinstance(datasets, list) or not datasets:
         raise ValueError(f"{where}: its YAML header names no datasets (datasets: - {ORG_PLACEHOLDER}/DATASET)")
-    for dataset in datasets:
+    if linked is not None and any(not published(dataset, linked) for dataset in datasets):
+        header = yaml.safe_load(head)
+        header["datasets"] = [dataset for dataset in datasets if published(dataset, linked)]
+        head = yaml.safe_dump({k: v for k, v in header.items() if v != []}, sort_keys=False, allow_unicode=True)
+        head = head.rstrip("\n")
+    head = head.replace(f"{ORG_PLACEHOLDER}/", f"{org}/")
+    for dataset in (yaml.safe_load(head) or {}).get("datasets") or []:
         checked_repo_id(str(dataset), f"{where}: an entry of datasets:")
     return f"---\n{head}\n---\n{body}"
+
+
+def published(dataset: str, linked: Collection[str]) -> bool:
+    """Whether a card's `datasets:` entry is kept: another org's dataset, or one of ours in `linked`."""
+    owner, _, name = str(dataset).partition("/")
+    return owner != ORG_PLACEHOLDER or name in linked
 
 
 def pinned_install(card: str, version: str, where: str) -> str:
@@ -176,12 +189,14 @@ def pinned_install(card: str, version: str, where: str) -> str:
     return pinned
 
 
-def metric_repo(org: str, name: str, version: str, private: bool = False) -> RepoPlan:
+def metric_repo(
+    org: str, name: str, version: str, private: bool = False, linked: Collection[str] | None = None
+) -> RepoPlan:
     """The Space `evaluate.load("ORG/<name>")` reads: `<name>.py` at its root, beside the card and the app that
     serves the metric (hence the Space's extras)."""
     package = metric_packages().get(name, f"{METRIC_PACKAGE}.{name}")
     files = space_files(package, f"{name}.py", version, SPACE_EXTRAS)
-    files["README.md"] = metric_card(files["README.md"], f"{org}/{name}", version)
+    files["README.md"] = metric_card(files["README.md"], f"{org}/{name}", version, linked)
     return RepoPlan("space", f"{org}/{name}", private, "evaluate metric", files)
 
 

@@ -2,7 +2,7 @@
 run (`push-run`) go to the local Hub stand-in, then each README.md there has its ```python blocks run in a fresh
 Python process whose datasets and evaluate reach the stand-in and nothing else, as a reader would run them.
 
-A card's blocks run in order in one process (a later block may use what an earlier one defined, as in a notebook).
+Each of a card's blocks runs alone, in a fresh process: a reader copies one block, not the page.
 ```bash blocks are not run; but a card whose Python code imports longform_eval or loads one of the release's metrics
 must say `pip install longform-eval==VERSION`, the release's version (here the installed one), so that the code stays
 with the modules it was written against. One test per card of the release, named by its repo; one more (`others`) runs
@@ -50,18 +50,6 @@ NO_OUTSIDE = {
     "ALL_PROXY": "http://127.0.0.1:9",
     "NO_PROXY": "127.0.0.1,localhost",
 }
-SESSION = """
-import sys, traceback
-blocks = {blocks}
-scope = {{"__name__": "__main__"}}
-for number, code in enumerate(blocks, start=1):
-    try:
-        exec(compile(code, f"<block {{number}}>", "exec"), scope)
-    except BaseException:
-        traceback.print_exc()
-        print(f"BLOCK FAILED: {{number}}", file=sys.stderr)
-        sys.exit(1)
-"""
 
 CARDS = [
     *(("dataset", f"{ORG}/{name}") for name in sorted(BUILDERS)),
@@ -124,11 +112,11 @@ def blocks(card: str, *languages: str) -> list[str]:
     return [m["code"] for m in FENCE.finditer(card) if m["lang"].lower() in languages]
 
 
-def run_blocks(hub, code: list[str], home: Path) -> subprocess.CompletedProcess:
-    """The blocks in order in one fresh Python process: HF_HOME of its own, the stand-in as the Hub, offline off."""
+def run_block(hub, code: str, home: Path) -> subprocess.CompletedProcess:
+    """One block alone in a fresh Python process: HF_HOME of its own, the stand-in as the Hub, offline off."""
     env = hub.env(home / "hf") | NO_OUTSIDE
     return subprocess.run(
-        [sys.executable, "-c", SESSION.format(blocks=repr(code))],
+        [sys.executable, "-c", code],
         env=env,
         cwd=home,
         capture_output=True,
@@ -180,14 +168,14 @@ def card_problem(hub, key: tuple[str, str, str], text: str, home: Path) -> str |
         )
     if not code:
         return None
-    folder = home / "-".join(key).replace("/", "_")
-    folder.mkdir(parents=True)
-    done = run_blocks(hub, code, folder)
-    if done.returncode == 0:
-        return None
-    failed = re.search(r"BLOCK FAILED: (\d+)", done.stderr)
-    number = int(failed.group(1)) if failed else len(code)
-    return (
-        f"{where}: python block {number} of {len(code)} failed (exit {done.returncode}):\n{code[number - 1]}\n"
-        f"--- stderr:\n{done.stderr[-4000:]}"
-    )
+    failures = []
+    for number, block in enumerate(code, start=1):
+        folder = home / "-".join(key).replace("/", "_") / str(number)
+        folder.mkdir(parents=True)
+        done = run_block(hub, block, folder)
+        if done.returncode != 0:
+            failures.append(
+                f"{where}: python block {number} of {len(code)} failed alone (exit {done.returncode}):\n{block}\n"
+                f"--- stderr:\n{done.stderr[-4000:]}"
+            )
+    return "\n\n".join(failures) or None

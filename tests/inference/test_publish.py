@@ -12,6 +12,7 @@ from pathlib import Path
 
 import huggingface_hub
 import pytest
+import yaml
 from hub_standin import FAKE_TOKEN
 from huggingface_hub import HfApi
 from huggingface_hub.hf_api import RepoFile
@@ -133,6 +134,27 @@ def test_a_metric_card_names_its_repo_and_datasets_and_pins_its_install():
         f'pip install longform-eval==1.2.3\nevaluate.load("{ORG}/helloeval") and evaluate.load("<org>/other")\n'
     )
     assert metric_card(card, f"{ORG}/helloeval", "1.2.3") == published.encode()
+
+
+def test_a_metric_card_lists_only_the_datasets_the_release_publishes_in_public():
+    card = (
+        b"---\nsdk: gradio\ndatasets:\n- <org>/hellobench\n- <org>/tencentllmeval\n- other/data\n---\n"
+        b'pip install longform-eval\nevaluate.load("<org>/helloeval")\n'
+    )
+    header = yaml.safe_load(metric_card(card, f"{ORG}/helloeval", "1.2.3", ["hellobench"]).decode().split("---")[1])
+    assert header == {"sdk": "gradio", "datasets": [f"{ORG}/hellobench", "other/data"]}
+    alone = b"---\nsdk: gradio\ndatasets:\n- <org>/tencentllmeval\n---\n"
+    alone += b'pip install longform-eval\nevaluate.load("<org>/pairwise")\n'
+    assert "datasets" not in yaml.safe_load(metric_card(alone, f"{ORG}/pairwise", "1.2.3", []).decode().split("---")[1])
+
+
+def test_a_default_release_s_metric_cards_link_no_dataset_it_refused(shared_data):
+    release = assemble_release(ORG, source=shared_data, datasets=["longbench_write", "longgenbench", "tencentllmeval"])
+    public = {repo.repo_id for repo in release.repos if repo.repo_type == "dataset" and not repo.private}
+    assert public == {f"{ORG}/longbench_write"}  # the other two are refused by their licences
+    for repo in (repo for repo in release.repos if repo.role == "evaluate metric"):
+        header = yaml.safe_load(repo.files["README.md"].decode().split("---")[1])
+        assert {d for d in header.get("datasets") or [] if d.startswith(f"{ORG}/")} <= public, repo.repo_id
 
 
 @pytest.mark.parametrize(
