@@ -1,10 +1,15 @@
 """The secrets in use, by value, and `scrub`: what every recorded or printed failure goes through.
 
 A backend registers each secret when it reads it (an API key from the environment, the user, password and query
-values of a URL from `base_url_env`); `scrub` then masks, in any text, every registered value (also
-percent-encoded, percent-decoded and, for a user and password, as the base64 of an HTTP Basic header), the value
-of every Authorization / Proxy-Authorization / api-key header (any scheme, registered or not), and every URL's
-userinfo and query (`mask_url_secrets`). A server that echoes the request it got is scrubbed like any other text.
+values of a URL from `base_url_env`), the Hub client the token of each request (`hub.client`); `scrub` then masks,
+in any text, every registered value (also percent-encoded, percent-decoded, JSON-escaped, in base64 and, for a user
+and password, as the base64 of an HTTP Basic header), the value of every Authorization /
+Proxy-Authorization / api-key header (any scheme, registered or not), and every URL's userinfo and query
+(`mask_url_secrets`). A server that echoes the request it got is scrubbed like any other text.
+
+It is the one scrub of what leaves the process: installed on import as the hook of `longform_eval.common.outgoing`,
+so every text file written whole (`common.atomic`) passes it; every record appended to a run's log passes it
+(`runner.records`), every line the command line prints (`scrubbed_output`), every Hub error (`hub.client`).
 
 A value shorter than MIN_LENGTH is not registered: masking it would mask ordinary text (a password `pw` would
 hide every `pw` in a message). Such a value is still masked where it shows as what it is: in a URL's userinfo or
@@ -14,10 +19,13 @@ query, in an Authorization header, and inside the base64 of `user:password` (whi
 from __future__ import annotations
 
 import base64
+import json
 import re
 import threading
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
+
+from longform_eval.common.outgoing import install_scrub
 
 from .url_secrets import MASK, mask_url_secrets
 
@@ -42,22 +50,42 @@ class SecretValues:
 
     def add(self, values: set[str]) -> None:
         with self.lock:
-            self.values |= {value for value in values if len(value) >= MIN_LENGTH}
+            new = {value for value in values if len(value) >= MIN_LENGTH} - self.values
+            if not new:
+                return  # the Hub client registers its token with every request: nothing to compile again
+            self.values |= new
             ordered = sorted(self.values, key=len, reverse=True)
-            self.pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+            self.pattern = re.compile("|".join(map(re.escape, ordered)))
 
     def mask(self, text: str) -> str:
         pattern = self.pattern
         return pattern.sub(MASK, text) if pattern is not None else text
+
+    def find(self, text: str) -> int | None:
+        """Where the first registered value starts in `text`; None if it holds none."""
+        pattern = self.pattern
+        found = pattern.search(text) if pattern is not None else None
+        return found.start() if found is not None else None
 
 
 REGISTERED = SecretValues()
 
 
 def spellings(value: str) -> set[str]:
-    """A value as it may show: as given, percent-decoded, and percent-encoded (as a path or as a form)."""
+    """A value as it may show: as given, percent-decoded, percent-encoded (as a path or as a form), each of these
+    as a JSON string holds it (`"` and `\\` escaped; non-ASCII as is, or as `\\u` escapes), and in base64 (as
+    given and decoded; not for a value shorter than MIN_LENGTH, whose base64 is never registered alone)."""
     decoded = unquote_plus(value)
-    return {value, unquote(value), decoded, quote(decoded, safe=""), quote_plus(decoded, safe="")}
+    plain = {value, unquote(value), decoded, quote(decoded, safe=""), quote_plus(decoded, safe="")}
+    escaped = {json.dumps(text, ensure_ascii=ascii)[1:-1] for text in plain for ascii in (True, False)}
+    encoded = base64_spellings(value) | base64_spellings(decoded) if len(value) >= MIN_LENGTH else set()
+    return plain | escaped | encoded
+
+
+def base64_spellings(value: str) -> set[str]:
+    """The base64 of `value`, padded and not (as a server or a Basic header may carry it)."""
+    encoded = base64.b64encode(value.encode("utf-8", "backslashreplace")).decode()
+    return {encoded, encoded.rstrip("=")}
 
 
 def register_secret(value: str | None) -> None:
@@ -75,8 +103,7 @@ def register_url_secrets(url: str) -> None:
         userinfo = parts.netloc.rpartition("@")[0]
         user, _, password = userinfo.partition(":")
         for pair in {userinfo, f"{unquote(user)}:{unquote(password)}"}:
-            encoded = base64.b64encode(pair.encode()).decode()
-            values |= {encoded, encoded.rstrip("=")}
+            values |= base64_spellings(pair)
         values |= spellings(user) | spellings(password)
     for parameter in re.split(r"[&;]", parts.query) + [parts.fragment]:
         name, named, value = parameter.partition("=")
@@ -95,6 +122,16 @@ def scrub(text: str) -> str:
     return REGISTERED.mask(mask_url_secrets(HEADER.sub(masked_header, text)))
 
 
+def scrubbed_line(text: str) -> str:
+    """`text` scrubbed, then its lines joined into one (a header is masked to the end of its own line first)."""
+    return " ".join(line.strip() for line in scrub(text).splitlines() if line.strip())
+
+
+def find_secret(text: str) -> int | None:
+    """Where the first registered secret (in any of its spellings) starts in `text`; None if it holds none."""
+    return REGISTERED.find(text)
+
+
 def scrubbed(value: Any) -> Any:
     """A JSON-like value (a record) with every string in it scrubbed, keys included, and made writable as UTF-8: a
     lone surrogate (valid JSON, no character) is written as its escape, `\\ud800`, never stopping the write."""
@@ -109,11 +146,38 @@ def scrubbed(value: Any) -> Any:
 
 def writable(text: str) -> str:
     """`text`, its lone surrogates (which UTF-8 cannot encode) as their backslash escapes."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+    return text if is_writable(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-__all__ = ["MIN_LENGTH", "register_secret", "register_url_secrets", "scrub", "scrubbed"]
+def is_writable(value: Any) -> bool:
+    """Whether every string in a JSON-like value (keys included) can be written as UTF-8 as it is."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(is_writable(key) and is_writable(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(is_writable(item) for item in value)
+    return True
+
+
+def escaped_fields(record: dict[str, Any]) -> list[str]:
+    """The fields of a record whose text `scrubbed` writes escaped (it holds what UTF-8 cannot encode)."""
+    return sorted(writable(str(name)) for name, value in record.items() if not is_writable({name: value}))
+
+
+install_scrub(scrub)
+
+__all__ = [
+    "MIN_LENGTH",
+    "escaped_fields",
+    "find_secret",
+    "register_secret",
+    "register_url_secrets",
+    "scrub",
+    "scrubbed",
+    "scrubbed_line",
+]

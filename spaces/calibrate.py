@@ -16,7 +16,7 @@ from longform_eval.inference.calibration import (
     HumanLabels,
     calibrate_run,
     read_human_labels,
-    read_run_labels,
+    run_to_calibrate,
     write_calibrated,
 )
 from longform_eval.inference.calibration.labels import add_record
@@ -77,9 +77,9 @@ def run_calibrate(args: argparse.Namespace) -> int:
     labels = human_labels(args.human)
     documents = []
     for folder in args.runs:
-        if not (folder / "scores.json").is_file():
+        if not (folder / "scores.json").exists():  # a FIFO or a folder there is named when it is read
             raise FileNotFoundError(f"{folder}: no scores.json (score the run first: longform-eval score {folder})")
-        documents.append((folder, calibrate_run(read_run_labels(folder), labels, args.level, args.seed)))
+        documents.append((folder, calibrate_run(run_to_calibrate(folder), labels, args.level, args.seed)))
     for folder, document in documents:
         path = write_calibrated(folder, document)
         print("\n".join([f"{document['name']}: {path}", *calibration_lines(folder)]))

@@ -23,7 +23,8 @@ Endpoints (TYPE = models | datasets | spaces; REV = a branch or a commit oid, UR
     POST   /api/validate-yaml                 400 when the README's YAML header does not parse
     GET    /api/whoami-v2
     HEAD|GET /[datasets/|spaces/]NS/NAME/resolve/REV/PATH   ETag, X-Repo-Commit; GET honours Range
-Errors carry X-Error-Code (RepoNotFound, RevisionNotFound, EntryNotFound) as the client expects.
+Errors carry X-Error-Code (RepoNotFound, RevisionNotFound, EntryNotFound) as the client expects. A test may set
+`hub.fault` (e.g. from hub_standin_faults.py): where it returns an answer, that answer is sent instead of the Hub's.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import os
 import re
 import threading
 import traceback
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -56,6 +58,8 @@ class HubStandIn:
     def __init__(self) -> None:
         self.store = Store()
         self.requests: list[tuple[str, str]] = []  # (method, URL path) of every request served, in order
+        # A test's fault: given each request, the answer to send instead of the Hub's, or None for the Hub's own.
+        self.fault: Callable[[Request], Response | None] | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -197,7 +201,7 @@ class _Handler(BaseHTTPRequestHandler):
             base_url=standin.url,
         )
         try:
-            response = route(standin.store, request)
+            response = (standin.fault and standin.fault(request)) or route(standin.store, request)
         except HubError as error:
             response = Response.error(error.status, error.message, error.code, error.commit)
         except Exception:

@@ -14,6 +14,7 @@ from ..report.run_checks import checked_runs
 from ..report.sections.tables import fmt_p, signed_with_interval
 from ..runner import Run
 from ..runner.folder import run_labels
+from .arguments import path_argument, run_list
 from .result import RunResult, interval_text, number, run_result
 from .settings import refused
 
@@ -26,7 +27,8 @@ SHOWN_PAIRS = 12  # comparisons shown in a notebook's table
 def open_run(path_or_hf: str | Path, out: str | Path | None = None) -> RunResult:
     """A scored run folder, or `hf://datasets/ORG/NAME[/PATH]` (copied to `out`, default runs/hf/ORG/NAME[/PATH]),
     read as it is: no lock, nothing written."""
-    folders = local_runs([path_or_hf], Path(out) if out is not None else None)
+    source, out = path_argument("path_or_hf", path_or_hf), path_argument("out", out, optional=True)
+    folders = local_runs([source], Path(out) if out is not None else None)
     if len(folders) != 1:
         raise refused("path_or_hf", f"holds {len(folders)} runs; name one of them", str(path_or_hf))
     checked_runs(folders)  # every file it reads, before it is trusted
@@ -112,10 +114,12 @@ class Comparisons:
         return comparison_frame(self)
 
 
-def compare(runs: Iterable[str | Path | RunResult]) -> Comparisons:
+def compare(runs: Iterable[str | Path | RunResult] | str | Path) -> Comparisons:
     """Paired comparisons between scored runs (folders, hf:// runs or RunResults), as `longform-eval report` writes
-    them to comparisons.json; nothing is written here."""
-    folders = local_runs([run.folder if isinstance(run, RunResult) else run for run in runs])
+    them to comparisons.json; nothing is written here. One folder or hf:// path given alone is one run source (an
+    hf:// path may hold several runs)."""
+    given = run_list(runs, RunResult)
+    folders = local_runs([run.folder if isinstance(run, RunResult) else path_argument("runs", run) for run in given])
     checked_runs(folders)
     document = comparisons_document(compared_runs(folders)) or {"comparisons": []}
     names = {str(folder): model_label(folder) for folder in folders}

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..backends import check_installed
 from ..backends.shared import SharedBackends
 from ..report.markdown import save_invocation, write_report
 from ..report.run_checks import check_record_logs
@@ -17,6 +18,7 @@ from ..runner import Run, RunConfig
 from ..runner.folder import CONFIG_FILE, check_writable_folder, read_config
 from ..runner.lock import lock_file_path, unlock_run_folder
 from ..runner.parallel import is_main_process, process_rank
+from .arguments import benchmark_argument, folder_argument, model_argument, path_argument
 from .config_build import build_config
 from .judge_changes import judge_changes
 from .result import RunResult, run_result
@@ -79,7 +81,8 @@ def locked(folder: Path) -> Iterator[None]:
 
 
 def out_folder(out: str | Path | None, benchmark: str) -> Path:
-    folder = Path(out) if out is not None else DEFAULT_OUT / benchmark.replace(":", "-")
+    given = path_argument("out", out, optional=True)
+    folder = Path(given) if given is not None else DEFAULT_OUT / benchmark.replace(":", "-")
     if folder.exists() and not folder.is_dir():
         raise refused("out", "is a file, expected a folder (an existing one or a new one)", str(folder))
     return folder
@@ -89,6 +92,8 @@ def run_config(
     benchmark: str, model: str | None, judge: str | None, out: str | Path | None, settings: dict[str, Any], run: bool
 ) -> tuple[Path, RunConfig, bool]:
     """Every setting checked, before any folder is touched: (folder, config, force)."""
+    benchmark = benchmark_argument(benchmark)
+    model, judge = model_argument("model", model), model_argument("judge", judge)
     chosen = settings_from(settings)
     return out_folder(out, benchmark), build_config(benchmark, model, judge, chosen, run=run), chosen.force
 
@@ -132,8 +137,19 @@ def execute(
 ) -> tuple[Run, StageClock | None]:
     """Create (or resume) the run folder of a checked config and run the stages asked for: the one road by which the
     API and the CLI's `run` and `generate` make calls."""
+    check_backends_installed(folder, config, stages)
     found = Run.create(folder, with_stored_labels(folder, config), force=force)
     return found, run_stages(found, stages, backends)
+
+
+def check_backends_installed(folder: Path, config: RunConfig, stages: tuple[str, ...]) -> None:
+    """A new run folder is made only if the backends its stages call are installed: a missing extra is refused
+    before the folder exists (a started run resumes without them while it has no call to make)."""
+    if (folder / CONFIG_FILE).exists():
+        return
+    roles = [config.model if "generate" in stages else None, config.judge if "judge" in stages else None]
+    for spec in filter(None, roles):
+        check_installed(spec)
 
 
 def with_stored_labels(folder: Path, config: RunConfig) -> RunConfig:
@@ -148,11 +164,12 @@ def with_stored_labels(folder: Path, config: RunConfig) -> RunConfig:
 
 def judge(run_folder: str | Path, judge: str | None = None, **judge_settings: Any) -> RunResult:
     """Judge the generations of a run folder (resumable), with the judge and judge settings given or stored."""
+    folder, judge = folder_argument("run_folder", run_folder), model_argument("judge", judge)
     chosen = settings_from(judge_settings, JUDGE_SETTINGS)
-    stored = RunConfig.model_validate(read_config(Path(run_folder)))
+    stored = RunConfig.model_validate(read_config(folder))
     changes = judge_changes(stored, judge, chosen, set(judge_settings))
-    with locked(Path(run_folder)):
-        found, _ = judge_folder(Path(run_folder), changes, chosen.force)
+    with locked(folder):
+        found, _ = judge_folder(folder, changes, chosen.force)
         return run_result(found)
 
 
@@ -164,8 +181,9 @@ def judge_folder(folder: Path, changes: dict[str, Any], force: bool) -> tuple[Ru
 
 def score(run_folder: str | Path) -> RunResult:
     """Compute scores.json of a run folder (the calls still pending are left out, and counted)."""
-    with locked(Path(run_folder)):
-        return run_result(score_folder(Path(run_folder)))
+    folder = folder_argument("run_folder", run_folder)
+    with locked(folder):
+        return run_result(score_folder(folder))
 
 
 def score_folder(folder: Path) -> Run:

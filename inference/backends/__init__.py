@@ -8,6 +8,7 @@ from longform_eval.registry.requirements import MissingExtraError, check_require
 
 from ..config import ModelSpec
 from .base import Backend, Request, Result
+from .checked import BackendReplyError, CheckedBackend
 from .options import option_parameters, options_problem
 
 
@@ -70,12 +71,18 @@ def output_neutral_options(backend: str) -> frozenset[str]:
     return frozenset(getattr(cls, "OUTPUT_NEUTRAL_OPTIONS", ()))
 
 
+def check_installed(spec: ModelSpec) -> None:
+    """A MissingExtraError (one line) if a package the backend requires is missing or older than declared."""
+    check_requirements(declaration_of(spec))
+
+
 def create_backend(spec: ModelSpec) -> Backend:
-    """The backend `spec` names, once the packages its declaration requires are installed at their minimum versions."""
+    """The backend `spec` names, once the packages its declaration requires are installed at their minimum versions;
+    its results are checked against its requests (`checked.CheckedBackend`)."""
     declaration = declaration_of(spec)
     check_requirements(declaration)
     try:
-        return declaration.load_backend()(spec.model, **spec.options)
+        return CheckedBackend(declaration.load_backend()(spec.model, **spec.options))
     except ModuleNotFoundError as error:  # a package its declared ones need but did not bring
         if declaration.requires and not (error.name or "").startswith("longform_eval"):
             needs = f"backend {spec.backend!r} needs {error.name}"
@@ -85,10 +92,12 @@ def create_backend(spec: ModelSpec) -> Backend:
 
 __all__ = [
     "Backend",
+    "BackendReplyError",
     "MissingExtraError",
     "Request",
     "Result",
     "backend_class",
+    "check_installed",
     "check_options",
     "model_problem",
     "option_problem",

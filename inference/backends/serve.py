@@ -4,6 +4,11 @@ Serves `POST /v1/chat/completions`, `POST /v1/completions` and `GET /v1/models` 
 request at a time (local models are not thread-safe). A `response_format` JSON schema is passed on to the backend
 (constrained decoding where the backend has it). Use it to share the embedded model with the Space or any
 OpenAI client, and to test the `openai` backend against a real model server.
+
+A request's key (what a keyed backend such as `replay:` answers by) is its `metadata.key`, OpenAI's field for
+request tags (`metadata={"key": "ID"}` in the openai client); without one, a fresh key that nothing recorded. A
+backend that fails a request (no recorded completion, a server past its retries) is an HTTP error with the reason
+as `error.message` (502), never an empty 200 answer; an exception in the backend is a 500.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from longform_eval.common.errors import LongformEvalError
+
 from ..config import GenerationConfig, ModelSpec
+from ..secret_values import scrubbed
 from . import create_backend
 from .base import Request
 
@@ -38,6 +46,21 @@ def requested_schema(body: dict[str, Any]) -> dict[str, Any] | None:
     if form.get("type") == "json_schema":
         return form["json_schema"]["schema"]
     return body.get("guided_json")
+
+
+def request_key(body: dict[str, Any]) -> str:
+    """The request's `metadata.key` (a non-empty string), else a fresh key of its own."""
+    metadata = body.get("metadata")
+    if metadata is None:
+        return f"request-{uuid.uuid4().hex[:12]}"
+    key = metadata.get("key") if isinstance(metadata, dict) else None
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"metadata.key must be a non-empty string (the recorded completion's key), got {key!r}")
+    return key
+
+
+class BackendFailed(LongformEvalError, RuntimeError):
+    """The backend returned an error for the request instead of a completion."""
 
 
 class ModelServer:
@@ -67,11 +90,16 @@ class ModelServer:
                     if self.path.rstrip("/") == "/v1/completions":
                         return self.reply(200, server.complete(body, chat=False))
                     return self.reply(404, {"error": {"message": f"no route {self.path}"}})
+                except BackendFailed as error:
+                    return self.reply(502, {"error": {"message": str(error), "type": "backend_error"}})
                 except (ValueError, KeyError, TypeError) as error:
                     return self.reply(400, {"error": {"message": str(error)}})
+                except Exception as error:  # the backend broke: the client gets an answer, not a dropped connection
+                    reason = f"{type(error).__name__}: {error}"
+                    return self.reply(500, {"error": {"message": reason, "type": "server_error"}})
 
             def reply(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
+                data = json.dumps(scrubbed(payload)).encode()  # a backend's server may echo its key in a reply
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -82,14 +110,16 @@ class ModelServer:
         self.url = f"http://{host}:{self.httpd.server_address[1]}/v1"
 
     def complete(self, body: dict[str, Any], chat: bool) -> dict[str, Any]:
-        schema = requested_schema(body)
+        schema, key = requested_schema(body), request_key(body)
         if chat:
             messages = tuple({"role": m["role"], "content": m["content"]} for m in body["messages"])
-            request = Request(key="r", messages=messages, json_schema=schema)
+            request = Request(key=key, messages=messages, json_schema=schema)
         else:
-            request = Request(key="r", prompt=str(body["prompt"]), json_schema=schema)
+            request = Request(key=key, prompt=str(body["prompt"]), json_schema=schema)
         with self.lock:
             (result,) = self.backend.generate([request], generation_config(body, chat))
+        if result.error:
+            raise BackendFailed(f"{self.spec.name}: {result.error}")
         usage = {
             "prompt_tokens": result.prompt_tokens or 0,
             "completion_tokens": result.completion_tokens or 0,

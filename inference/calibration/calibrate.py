@@ -22,8 +22,10 @@ from longform_eval.metric.helloeval.weights import flat_weights
 from longform_eval.metric.pairwise import Outcome, swap
 
 from ..report.calibration_view import CALIBRATED_FILE
+from ..runner.folder import read_config
+from ..runner.lock import lock_run_folder
 from .labels import HumanLabels
-from .runs import PAIRWISE, RunLabels
+from .runs import PAIRWISE, RunLabels, read_run_labels
 
 METHOD = (
     "judge-only: the judge's labels on every unit; human-only: the human labels alone (clustered by unit); ppi++: "
@@ -56,6 +58,7 @@ def pair_matches(run: RunLabels, labels: HumanLabels) -> tuple[list[tuple[str, s
         found.append((item, outcome))
     refuse_unmatched(run, labels.source, unknown, found)
     left["items not judged"] = len(unknown)
+    refuse_no_match(run, labels, found, left)
     return found, left
 
 
@@ -81,6 +84,7 @@ def checklist_matches(run: RunLabels, labels: HumanLabels) -> tuple[list[tuple[s
         found.append((row, sum(s * w for s, w in zip(label.checklist_scores, row_weights, strict=True))))
     refuse_unmatched(run, labels.source, unknown, found)
     left["rows not judged"] = len(unknown)
+    refuse_no_match(run, labels, found, left)
     return found, left
 
 
@@ -90,6 +94,19 @@ def refuse_unmatched(run: RunLabels, source: str, unknown: list[str], found: lis
             f"{source}: {len(unknown)} human labels name the models of {run.folder} ({run.name}) but none of its "
             f"judged items (first: {unknown[0]!r}); are they of another benchmark config or dataset?"
         )
+
+
+def refuse_no_match(run: RunLabels, labels: HumanLabels, found: list, left: Counter) -> None:
+    """No label of the run's models: calibrated.json would hold no human figure."""
+    if found:
+        return
+    held = len(labels.pairs) + len(labels.checklists)
+    if not held:
+        raise LabelMismatch(f"{labels.source}: holds no human labels to calibrate {run.folder} ({run.name}) with")
+    why = ", ".join(f"{count} {reason}" for reason, count in left.items() if count)
+    raise LabelMismatch(
+        f"{labels.source}: none of its {held} human labels is of the models of {run.folder} ({run.name}): {why}"
+    )
 
 
 def check_kind(run: RunLabels, labels: HumanLabels) -> None:
@@ -104,7 +121,8 @@ def check_kind(run: RunLabels, labels: HumanLabels) -> None:
 
 
 def calibrate_run(run: RunLabels, labels: HumanLabels, level: float = 0.95, seed: int = 0) -> dict[str, Any]:
-    """calibrated.json's document for `run`. Raises LabelMismatch (see the module's doc)."""
+    """calibrated.json's document for `run`. Raises LabelMismatch (see the module's doc; no label of the run's
+    models is one too)."""
     check_kind(run, labels)
     if run.kind == PAIRWISE:
         matched, left = pair_matches(run, labels)
@@ -131,8 +149,17 @@ def calibrate_run(run: RunLabels, labels: HumanLabels, level: float = 0.95, seed
     }
 
 
+def run_to_calibrate(folder: Path) -> RunLabels:
+    """The judge labels of run folder `folder`, its lock taken (the command releases it when it ends) as for any
+    command that writes into a run: a folder that is not a run (no config.yaml) is refused before anything is read
+    or written."""
+    read_config(folder)
+    lock_run_folder(folder)
+    return read_run_labels(folder)
+
+
 def write_calibrated(folder: Path, document: dict[str, Any]) -> Path:
     return write_text_atomic(Path(folder) / CALIBRATED_FILE, json.dumps(document, indent=2, allow_nan=False) + "\n")
 
 
-__all__ = ["CALIBRATED_FILE", "LabelMismatch", "calibrate_run", "write_calibrated"]
+__all__ = ["CALIBRATED_FILE", "LabelMismatch", "calibrate_run", "run_to_calibrate", "write_calibrated"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
-from importlib.metadata import entry_points
 from typing import NoReturn
 
 from pydantic import ValidationError
@@ -20,12 +19,14 @@ from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.hub import HubUnavailableError
+from longform_eval.registry.discovery import loaded_entries, warn_broken
 
 from ..backends import MissingExtraError
 from ..hub.client import guard_hub_client
 from ..runner import RunConfigMismatch
 from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
-from ..secret_values import scrub
+from ..scrubbed_output import scrubbed_output, unscrubbed
+from ..secret_values import scrub, scrubbed_line
 from . import fit_weights, leaderboard, publish, push_run
 from . import run as cli_run
 from .args import flag_line
@@ -78,14 +79,31 @@ def parser() -> argparse.ArgumentParser:
 
 
 def add_plugin_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Commands of packages above this one (the Space) register through the `longform_eval.commands` entry points."""
-    for entry in entry_points(group=COMMANDS_GROUP):
-        entry.load()(subparsers)
+    """Commands of packages above this one (the Space) register through the `longform_eval.commands` entry points.
+    A plug-in that fails to load or to add its commands is a warning and adds none (as a broken plug-in benchmark or
+    backend is): every other command still works."""
+    for entry, add_commands in loaded_entries(COMMANDS_GROUP):
+        before = dict(subparsers.choices)
+        try:
+            add_commands(subparsers)
+        except Exception as error:  # another package's broken plug-in must not break every command
+            drop_commands_added(subparsers, before)
+            warn_broken(COMMANDS_GROUP, entry, f"failed to add its commands: {error}")
+
+
+def drop_commands_added(subparsers: argparse._SubParsersAction, before: dict[str, argparse.ArgumentParser]) -> None:
+    """Remove the commands a plug-in added before it failed: half-made, they would have no handler."""
+    added = set(subparsers.choices) - set(before)
+    for name in added:
+        del subparsers.choices[name]
+    subparsers._choices_actions = [action for action in subparsers._choices_actions if action.dest not in added]
 
 
 def error_line(error: BaseException) -> str:
     if isinstance(error, ConfigError):
         return flag_line(error)  # the API names the setting; the command line names its flag
+    if isinstance(error, RunConfigMismatch):
+        return error.command_line()  # --force, where a Python caller is told force=True
     if isinstance(error, ValidationError):
         return f"{error.title}: {validation_problem(error)}"
     if isinstance(error, OSError):
@@ -94,6 +112,11 @@ def error_line(error: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with scrubbed_output():  # every line printed or logged, scrubbed of the secrets in use
+        return run_command(argv)
+
+
+def run_command(argv: list[str] | None) -> int:
     guard_hub_client()  # every Hub request of every command: a timeout, its answers checked (hub/client.py)
     try:
         args = parser().parse_args(argv)
@@ -104,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args)
     except EXPECTED_ERRORS as error:
         if args.debug:
-            traceback.print_exc()
-        print(f"longform-eval {args.command}: error: {scrub(error_line(error))}", file=sys.stderr)
+            traceback.print_exc(file=unscrubbed(sys.stderr))
+        print(f"longform-eval {args.command}: error: {scrubbed_line(error_line(error))}", file=sys.stderr)
         return 2
     finally:
         unlock_all_run_folders()  # the folders this command wrote are free again, and no `.lock` file stays

@@ -16,6 +16,7 @@ from ..hub.release_plan import DEFAULT_SPACE_NAME, Release
 from ..hub.release_stage import stage_release
 from ..hub.sources import checked_repo_id
 from ..hub.space_settings import TOKEN_SECRET, arena_settings, settings_lines
+from ..secret_values import register_secret
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -125,6 +126,7 @@ def space_secrets(variable: str | None) -> dict[str, str]:
     value = os.environ.get(variable, "").strip()
     if not value:
         raise ValueError(f"--space-token-from-env {variable}: the environment variable {variable} is not set")
+    register_secret(value)  # never printed, written or uploaded in a file, in any spelling
     return {TOKEN_SECRET: value}
 
 

@@ -6,20 +6,26 @@ huggingface_hub 2.4 sends its API calls with no timeout and trusts the server's 
 HTTP client factory (`set_client_factory`), which `guard_hub_client` sets once per process: huggingface_hub's own
 client with these checks added. A request with no timeout gets HF_HUB_DOWNLOAD_TIMEOUT seconds (huggingface_hub's
 "default timeout for other requests", 10 unless set) to connect and between two reads, a commit or upload six times
-that; an API answer over MAX_API_ANSWER bytes is refused as it arrives.
+that; an API answer over MAX_API_ANSWER bytes is refused as it arrives. The token a request carries is registered as
+a secret (`secret_values`) before it is sent, and an HTTP error of the Hub becomes one line, scrubbed
+(`hub_errors`): a Hub or proxy that echoes the Authorization header shows it to no one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterator
 
 import httpx2
 from huggingface_hub import constants, set_client_factory
+from huggingface_hub.errors import HfHubHTTPError
 from huggingface_hub.utils._http import default_client_factory  # the client huggingface_hub would build itself
 
 from longform_eval.common.errors import LongformEvalError
+
+from ..secret_values import register_secret, scrubbed_line
 
 COMMIT = re.compile(r"[0-9a-f]{40}")
 CACHE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")  # one path component, never "." or ".."
@@ -27,12 +33,44 @@ MAX_API_ANSWER = 32 * 1024 * 1024
 LIMIT = f"{MAX_API_ANSWER // 2**20} MiB"
 WRITE_TIMEOUT_FACTOR = 6
 READ_METHODS = ("GET", "HEAD")
+MAX_ERROR_LINE = 500
 _installed = threading.Lock()
 _guarded = False
 
 
 class HubAnswerError(LongformEvalError, ValueError):
     """What answers at the Hub's address (HF_ENDPOINT) sent what no Hub sends: refused before anything is written."""
+
+
+class HubRequestError(LongformEvalError, OSError):
+    """The Hub answered a request with an HTTP error; the message is one line, scrubbed of the secrets in use."""
+
+    def __init__(self, message: str, status_code: int) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+@contextlib.contextmanager
+def hub_errors(doing: str) -> Iterator[None]:
+    """Turns an HTTP error of the Hub into a HubRequestError: `doing` (e.g. "push runs/x to org/y"), the status, the
+    request and the server's message, on one line and scrubbed; the original (which may echo the token) is dropped.
+    """
+    try:
+        yield
+    except HfHubHTTPError as error:
+        raise hub_request_error(doing, error) from None
+
+
+def hub_request_error(doing: str, error: HfHubHTTPError) -> HubRequestError:
+    return HubRequestError(f"{doing}: {hub_error_line(error)}", error.response.status_code)
+
+
+def hub_error_line(error: HfHubHTTPError) -> str:
+    """`the Hub answered HTTP 500 to POST /api/repos/create: <the server's message>`, one line, scrubbed."""
+    request = error.response.request
+    said = f": {error.server_message}" if error.server_message else ""
+    answer = f"the Hub answered HTTP {error.response.status_code} to {request.method} {request.url.path}{said}"
+    return scrubbed_line(answer)[:MAX_ERROR_LINE]
 
 
 def checked_commit(value: object, what: str) -> str:
@@ -50,6 +88,13 @@ def checked_commit(value: object, what: str) -> str:
 def request_timeout(method: str) -> float:
     seconds = float(constants.HF_HUB_DOWNLOAD_TIMEOUT)
     return seconds if method in READ_METHODS else seconds * WRITE_TIMEOUT_FACTOR
+
+
+def registers_token(request: httpx2.Request) -> None:
+    """Request hook: the token in the request's Authorization header becomes a registered secret (`scrub` masks it,
+    also without the header's name, as a Hub error or a log line may show it)."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    register_secret(token or scheme)
 
 
 def with_timeout(request: httpx2.Request) -> None:
@@ -109,7 +154,7 @@ class CappedStream(httpx2.SyncByteStream):
 def hub_client() -> httpx2.Client:
     """huggingface_hub's own HTTP client (offline mode, request ids, redirects), with the hooks above."""
     client = default_client_factory()
-    client.event_hooks["request"].append(with_timeout)
+    client.event_hooks["request"] += [registers_token, with_timeout]
     client.event_hooks["response"].append(checked_answer)
     return client
 
@@ -123,4 +168,14 @@ def guard_hub_client() -> None:
             _guarded = True
 
 
-__all__ = ["COMMIT", "MAX_API_ANSWER", "HubAnswerError", "checked_commit", "guard_hub_client", "hub_client"]
+__all__ = [
+    "COMMIT",
+    "MAX_API_ANSWER",
+    "HubAnswerError",
+    "HubRequestError",
+    "checked_commit",
+    "guard_hub_client",
+    "hub_client",
+    "hub_error_line",
+    "hub_errors",
+]

@@ -2,7 +2,8 @@
 then a Space's settings (`space_apply`: variables, secrets given, its private dataset repos made first).
 
 A file is unchanged when the Hub's copy has the same git blob id (or, for an LFS file, the same sha256): see
-`remote.is_same`. A repo with nothing changed gets no commit.
+`remote.is_same`. A repo with nothing changed gets no commit. No file is uploaded if any holds a secret in use
+(`upload_check`); a Hub error is one line naming the repo, scrubbed (`client.hub_errors`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from huggingface_hub.errors import RepositoryNotFoundError
 
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message, unreachable_errors
 
-from ..url_secrets import mask_url_secrets
-from .client import guard_hub_client
+from ..secret_values import register_secret, scrubbed_line
+from .client import guard_hub_client, hub_error_line, hub_errors
 from .release_plan import Release, RepoPlan
 from .remote import changed_paths, remote_files
 from .space_apply import apply_settings, prepare_private_datasets
+from .upload_check import refuse_secrets, register_environment_secrets
 
 T = TypeVar("T")
 
@@ -85,10 +87,20 @@ def publish_release(
         HubUnavailableError: offline mode is on, or the Hub cannot be reached (the repos done so far stay done).
         ValueError: a repo is not the publisher's, or exists and is public but must be private (before any upload
             for a Space's private dataset repos).
+        SecretInUpload: a file of the release holds a secret in use (before any Hub call).
+        HubRequestError: the Hub answered a request with an HTTP error.
     """
     message = offline_message(f"publish the release to {release.org}")
     if message:
         raise HubUnavailableError(message)
+    register_environment_secrets()
+    for value in (secret_values or {}).values():
+        register_secret(value)
+    refuse_secrets(
+        (f"{repo.repo_type} {repo.repo_id}: {path}", data)
+        for repo in release.repos
+        for path, data in repo.files.items()
+    )
     guard_hub_client()  # a timeout on every call, the answers checked (client.py)
     api = api or HfApi()
     for repo in release.repos:
@@ -106,11 +118,14 @@ def publish_release(
 
 
 def on_hub(repo: RepoPlan, call: Callable[[], T]) -> T:
-    """`call()`, its Hub errors in one line naming `repo`."""
+    """`call()`, its Hub errors in one line naming `repo`, scrubbed of the secrets in use."""
+    where = f"{repo.repo_type} {repo.repo_id}"
     try:
-        return call()
-    except RepositoryNotFoundError as error:
-        raise ValueError(f"{repo.repo_type} {repo.repo_id}: not found or not yours ({error})") from error
+        with hub_errors(f"publish {where}"):
+            try:
+                return call()
+            except RepositoryNotFoundError as error:
+                raise ValueError(f"{where}: not found or not yours ({hub_error_line(error)})") from None
     except unreachable_errors() as error:
         unreachable = f"cannot publish {repo.repo_id}: the Hub is unreachable ({error})"
-        raise HubUnavailableError(mask_url_secrets(unreachable)) from error
+        raise HubUnavailableError(scrubbed_line(unreachable)) from None

@@ -9,7 +9,8 @@ A push writes into a new or empty folder of the repo, or over the same run pushe
 compared as a resumed run's is: `RunConfig.changed_fields`). It deletes only the files the earlier push listed in its
 card (when the card is still ours) and the run no longer has: never a file someone uploaded by hand. Files the repo
 already holds byte for byte are left out, as `publish` does (`remote.is_same`): pushing an unchanged run makes no
-commit.
+commit. A file that holds a secret in use (a key edited into a log by hand) is refused before any Hub call
+(`upload_check`), and a Hub error is one line, scrubbed (`client.hub_errors`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+from huggingface_hub.errors import HFValidationError
+from huggingface_hub.utils import validate_repo_id
 
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message, unreachable_errors
 
@@ -28,12 +31,14 @@ from ..runner.config import RunConfig
 from ..runner.folder import CONFIG_FILE, read_config
 from ..runner.pending import pending_calls
 from ..runner.schema import SchemaMismatch
-from ..url_secrets import mask_url_secrets
+from ..secret_values import scrubbed_line
+from .client import guard_hub_client, hub_errors
 from .remote import is_same, remote_files
 from .results_table import RESULTS_FILE, is_our_table, results_table, run_date
 from .run_card import CARD, RunInfo, is_our_card, listed_files, repo_card, run_card
 from .run_remote import REPO_TYPE, TIMINGS, RemoteRepo, child_of, is_run_file, names_in
 from .sources import checked_repo_id, join
+from .upload_check import refuse_secrets, register_environment_secrets
 
 
 @dataclass
@@ -64,10 +69,17 @@ def run_file_names(folder: Path) -> list[str]:
 
 
 def checked_path_in_repo(value: str | None) -> str:
-    """`runs/x` as given, without surrounding slashes; "" for none. ValueError for `..`, `.` or empty parts."""
+    """`runs/x` as given, without surrounding slashes; "" for none. A ValueError for a part that is not named as a
+    repo name may be (`validate_repo_id`: letters, digits, '-', '_' and '.'; no '..', '--', line break or control)."""
     path = (value or "").strip("/")
-    if path and any(part in ("", ".", "..") for part in path.split("/")):
-        raise ValueError(f"--path-in-repo {value!r}: expected a folder path such as runs/NAME (no '.', '..' or '//')")
+    for part in path.split("/") if path else ():
+        try:
+            validate_repo_id(part)
+        except HFValidationError:
+            raise ValueError(
+                f"--path-in-repo {value!r}: expected a folder path such as runs/NAME, each part named as a repo name "
+                f"is (letters, digits, '-', '_', '.'; no '..' or '--'), not {part!r}"
+            ) from None
     return path
 
 
@@ -77,6 +89,7 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
     Raises:
         FileNotFoundError: no config.yaml, scores.json or report.md.
         ValueError: not a repo id, calls still pending, or scores.json says the run is incomplete.
+        SecretInUpload: a file of the run holds a secret this environment holds (an API key, the Hub token).
     """
     checked_repo_id(repo_id, "--repo")
     folder = Path(folder)
@@ -95,6 +108,8 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
         raise FileNotFoundError(f"{folder / 'report.md'}: missing; write it with `longform-eval report {folder}` first")
     path = checked_path_in_repo(path_in_repo)
     files = run_file_names(folder)
+    register_environment_secrets(config)
+    refuse_secrets((str(folder / name), (folder / name).read_bytes()) for name in files)
     timings = (folder / TIMINGS).read_text(encoding="utf-8", errors="replace") if TIMINGS in files else None
     return PushPlan(folder, repo_id, path, files, RunInfo(path, config, scores, files, run_date(timings)))
 
@@ -113,12 +128,14 @@ def push_run(plan: PushPlan, private: bool | None = None, api: HfApi | None = No
     message = offline_message(f"push {plan.folder} to {plan.repo_id}")
     if message:
         raise HubUnavailableError(message)
+    guard_hub_client()  # a timeout on every call, the answers checked, the token registered (client.py)
     api = api or HfApi()
     try:
-        return commit_run(plan, private, api)
+        with hub_errors(f"push {plan.folder} to {plan.repo_id}"):
+            return commit_run(plan, private, api)
     except unreachable_errors() as error:
         unreachable = f"Cannot push {plan.folder} to {plan.repo_id}: the Hub is unreachable ({error})"
-        raise HubUnavailableError(mask_url_secrets(unreachable)) from error
+        raise HubUnavailableError(scrubbed_line(unreachable)) from None
 
 
 def commit_run(plan: PushPlan, private: bool | None, api: HfApi) -> PushResult:

@@ -30,11 +30,18 @@ JUDGE_FIELDS = {
 
 
 class RunConfigMismatch(LongformEvalError, ValueError):
-    """Records already written bind other settings (`fields`) than the ones given."""
+    """Records already written bind other settings (`fields`) than the ones given. With `advise`, the message ends
+    with the way out: as a Python caller takes it (`force=True`), and in `command_line()` as the CLI's flags say it."""
 
-    def __init__(self, fields: list[str], message: str):
-        self.fields = fields
-        super().__init__(message)
+    PYTHON_ADVICE = "Use another out folder, or force=True to add records of the new configuration beside the old."
+    CLI_ADVICE = "Use another --out folder, or --force to add records of the new configuration beside the old."
+
+    def __init__(self, fields: list[str], message: str, advise: bool = False):
+        self.fields, self.problem, self.advise = fields, message, advise
+        super().__init__(f"{message} {self.PYTHON_ADVICE}" if advise else message)
+
+    def command_line(self) -> str:
+        return f"{self.problem} {self.CLI_ADVICE}" if self.advise else self.problem
 
 
 class RunConfig(BaseModel):

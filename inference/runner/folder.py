@@ -13,12 +13,13 @@ import yaml
 from pydantic import ValidationError
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.guarded import LOG, iter_lines
 from longform_eval.common.user_errors import validation_problem
 
 from ..yaml_files import UnreadableSettings, load_yaml, settings_text, yaml_kind, yaml_problem
 from .config import RunConfig
 from .records import check_own_log
-from .schema import SCHEMA_VERSION, SchemaMismatch
+from .schema import SCHEMA_VERSION, SchemaMismatch, stored_schema_version
 
 CONFIG_FILE = "config.yaml"
 GENERATION_LOGS = "generations*.jsonl"  # a data-parallel shard (generations.rank<N>.jsonl) included
@@ -64,7 +65,7 @@ def read_config(folder: Path) -> dict[str, Any]:
     """config.yaml as stored, checked to be a valid configuration of this schema (a RunFolderError naming the file
     if it is not)."""
     path = folder / CONFIG_FILE
-    if not path.is_file():
+    if not path.exists():  # a FIFO or a folder there is named as such by `settings_text`
         raise FileNotFoundError(f"{path}: not a run folder (no {CONFIG_FILE})")
     try:
         stored = load_yaml(settings_text(path))
@@ -76,7 +77,12 @@ def read_config(folder: Path) -> dict[str, Any]:
         raise RunFolderError(f"{path}: {yaml_problem(error)}; restore it or start a new --out") from None
     if not isinstance(stored, dict):
         raise RunFolderError(f"{path}: expected a mapping of settings, got a {yaml_kind(stored)}")
-    found = stored.get("schema_version", 1)
+    found = stored_schema_version(stored)
+    if found is None:
+        raise RunFolderError(
+            f"{path}: not the config.yaml of a longform-eval run (no schema_version, benchmark or package_version); "
+            "the folder is left as it is: give a run folder, or a new or empty one"
+        )
     if found != SCHEMA_VERSION:
         raise SchemaMismatch(
             f"{path}: written with run-folder schema version {found} (longform-eval "
@@ -108,5 +114,4 @@ def holds_records(folder: Path, *patterns: str) -> bool:
 
 
 def has_complete_line(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return any(line.endswith(b"\n") and line.strip() for line in handle)
+    return any(line.endswith(b"\n") and line.strip() for _, line in iter_lines(path, LOG))

@@ -7,6 +7,7 @@ from pathlib import Path
 import yaml
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.guarded import SETTINGS, read_bytes
 
 from .config import RunConfig, RunConfigMismatch, bound_fields
 from .folder import CONFIG_FILE, JUDGEMENT_LOGS, holds_records, read_config
@@ -28,14 +29,19 @@ def reconciled(folder: Path, config: RunConfig, force: bool, read_only: bool = F
             config.judge_engine = config.judge_engine or stored.get("judge_engine")
         bound = bound_fields(changed, generated, judged)
         if bound and not force:
-            raise RunConfigMismatch(
-                bound,
-                f"{path}: the run was started with a different configuration ({', '.join(bound)}). "
-                "Use another --out folder, or --force to add records of the new configuration beside the old.",
-            )
+            message = f"{path}: the run was started with a different configuration ({', '.join(bound)})."
+            raise RunConfigMismatch(bound, message, advise=True)
     if read_only:
         return config
     text = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+    if not same_text(path, text):
         write_text_atomic(path, text)
     return config
+
+
+def same_text(path: Path, text: str) -> bool:
+    """Whether the file at `path` holds `text` (read through the guarded reader: False where it cannot be read)."""
+    try:
+        return read_bytes(path, SETTINGS).decode("utf-8", errors="replace") == text
+    except (OSError, ValueError):
+        return False

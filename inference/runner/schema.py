@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.hashing import text_hash
@@ -22,6 +22,14 @@ class SchemaMismatch(LongformEvalError, ValueError):
     """A run folder written by another schema version."""
 
 
+def stored_schema_version(settings: dict[str, Any]) -> Any:
+    """The run-folder schema a config.yaml's `settings` were written in: its `schema_version`; 1 for the first
+    schema's (which wrote none), known by its `benchmark` or `package_version`; None for another tool's file."""
+    if "schema_version" in settings:
+        return settings["schema_version"]
+    return 1 if "benchmark" in settings or "package_version" in settings else None
+
+
 def config_hash(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -30,6 +38,9 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
+    # The fields whose text held what UTF-8 cannot encode (a lone surrogate), written as backslash escapes
+    # (`RecordLog.append` marks them); left out of the record when there is none.
+    escaped: list[str] = Field(default_factory=list, exclude_if=lambda fields: not fields)
 
 
 class GenerationRecord(Record):

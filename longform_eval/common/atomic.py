@@ -1,7 +1,8 @@
 """Files written whole: a temporary sibling, flushed to disk, then `os.replace`d over the target.
 
 A crash or a full disk at any moment leaves either the old file or the new one, never a part of either.
-Every file the package writes (except the append-only logs) goes through here.
+Every file the package writes (except the append-only logs) goes through here; a text file is scrubbed of the secrets
+in use first, and a character UTF-8 cannot encode (a lone surrogate) is written as its escape (`outgoing`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from .outgoing import encoded, outgoing_text
 
 
 @contextlib.contextmanager
@@ -42,4 +45,4 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
-    return write_bytes_atomic(path, text.encode("utf-8"))
+    return write_bytes_atomic(path, encoded(outgoing_text(text)))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import warnings
-from importlib.metadata import entry_points
+from collections.abc import Iterator
+from importlib.metadata import EntryPoint, entry_points
 
 from . import builtin
 from .declarations import BackendDeclaration, BenchmarkDeclaration, DatasetDeclaration
@@ -21,20 +22,31 @@ def as_declaration(group: str, loaded: object, reference: str) -> object:
     return loaded
 
 
+def warn_broken(group: str, entry: EntryPoint, problem: str) -> None:
+    warnings.warn(f"{group} entry point {entry.name} = {entry.value} {problem}", stacklevel=4)
+
+
+def loaded_entries(group: str) -> Iterator[tuple[EntryPoint, object]]:
+    """(entry point, what it names) for each entry point of `group` that loads; one that raises is a warning."""
+    for entry in entry_points(group=group):
+        try:
+            loaded = entry.load()
+        except Exception as error:  # another package's broken plug-in must not break every command
+            warn_broken(group, entry, f"failed to load: {error}")
+            continue
+        yield entry, loaded
+
+
 def declared(group: str, kind: type, own: tuple[object, ...]) -> dict[str, object]:
     """This package's own declarations (also its entry points: listed here too, so that a stale install that lost
     its entry-point metadata still finds them), then every declaration of `kind` in entry-point `group`, by name.
     Another package's broken, mistyped or clashing entry point is a warning (the first declaration of a name is
     kept), never a failure of every command."""
     found: dict[str, object] = {declaration.name: declaration for declaration in own}  # type: ignore[attr-defined]
-    for entry in entry_points(group=group):
-        try:
-            declaration = as_declaration(group, entry.load(), entry.value)
-        except Exception as error:  # another package's broken plug-in must not break every command
-            warnings.warn(f"{group} entry point {entry.name} = {entry.value} failed to load: {error}", stacklevel=3)
-            continue
+    for entry, loaded in loaded_entries(group):
+        declaration = as_declaration(group, loaded, entry.value)
         if not isinstance(declaration, kind):
-            warnings.warn(f"{group} entry point {entry.name} = {entry.value} is no {kind.__name__}", stacklevel=3)
+            warn_broken(group, entry, f"is no {kind.__name__}")
             continue
         known = found.setdefault(declaration.name, declaration)
         if known != declaration:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datasets
 import evaluate
 
+from longform_eval.metric.longgenbench.inputs import check_judge_completions, check_references, item_completions
 from longform_eval.metric.longgenbench.judge import VERDICT_RULES, parse_yes_no
 from longform_eval.metric.longgenbench.scoring import check_item, item_result, score_items
 from longform_eval.metric.longgenbench.splitting import match_checks, split_subtasks
@@ -33,8 +34,9 @@ Args:
     references: the dataset items (`longform-eval build longgenbench`), each with `id`, `scenario`,
         `subtask_type`, `num_subtasks` (a positive integer) and `checks` (list of {kind, subtask, description},
         kind one of "single", "range", "periodic"); anything else raises a ValueError naming the item and field.
-    judge_completions: optional, per item one judge completion per check, aligned with `checks` (a list of
-        another length is a ValueError), with None where the check's sub-task is missing (see
+    judge_completions: optional, per item a list of one judge completion per check, aligned with `checks` (a
+        list of another length, a string in its place or a completion that is not a string is a ValueError), with
+        None where the check's sub-task is missing (see
         `longform_eval.metric.longgenbench.match_checks`). Without it, only cr and len are computed.
     verdict_rule: "paper" (yes iff "yes" occurs in the lower-cased completion) or "strict" (must start with
         yes/no; anything else is unscored).
@@ -93,11 +95,15 @@ class LongGenBench(evaluate.Metric):
             reference_urls=["https://github.com/mozhu621/LongGenBench", "https://arxiv.org/abs/2409.02076"],
         )
 
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """`evaluate.Metric.compute`, each item checked first: a missing field is a ValueError naming it."""
+        check_references(references)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
     def _compute(self, predictions, references, judge_completions=None, verdict_rule="paper"):
         if verdict_rule not in VERDICT_RULES:
             raise ValueError(f"unknown verdict_rule {verdict_rule!r}; use one of {', '.join(VERDICT_RULES)}")
-        if judge_completions is not None and len(judge_completions) != len(predictions):
-            raise ValueError(f"judge_completions has {len(judge_completions)} entries for {len(predictions)} items")
+        check_judge_completions(judge_completions, len(predictions))
         if not predictions:
             raise ValueError("predictions is empty: no items to score")
         results = []
@@ -106,10 +112,7 @@ class LongGenBench(evaluate.Metric):
             if output is None:
                 raise ValueError(f"predictions[{index}]: expected the output text, got None")
             matched = match_checks(item["checks"], split_subtasks(output, item["subtask_type"]))
-            completions = [None] * len(matched) if judge_completions is None else judge_completions[index]
-            if completions is None or len(completions) != len(matched):
-                count = "None" if completions is None else f"{len(completions)} completions"
-                raise ValueError(f"judge_completions[{index}]: {count} for {len(matched)} checks")
+            completions = item_completions(judge_completions, index, len(matched))
             verdicts = [
                 None if check.block is None or completion is None else parse_yes_no(completion, verdict_rule)
                 for check, completion in zip(matched, completions, strict=True)

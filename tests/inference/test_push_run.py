@@ -295,6 +295,8 @@ def test_dry_run_lists_the_files_and_cards_and_calls_nothing(run_copy, capsys, h
         (["--repo", "a/b/c"], "--repo must be a repo id ORG/NAME, not 'a/b/c' (Repo id must be in the form"),
         (["--repo", "org/a--b"], "--repo must be a repo id ORG/NAME, not 'org/a--b' (Cannot have -- or .."),
         (["--repo", REPO, "--path-in-repo", "runs/../x"], "--path-in-repo 'runs/../x': expected a folder path"),
+        (["--repo", REPO, "--path-in-repo", "a\nb"], "--path-in-repo 'a\\nb': expected a folder path"),  # issue 37
+        (["--repo", REPO, "--path-in-repo", "runs/a\u202eb"], "--path-in-repo 'runs/a\\u202eb': expected a folder"),
     ],
 )
 def test_push_run_refuses_a_bad_repo_or_path(run_copy, capsys, args, why):

@@ -204,7 +204,8 @@ def test_a_server_echoing_the_request_in_a_successful_reply_leaves_no_secret(gpt
 
 def test_a_reply_holding_a_lone_surrogate_is_written_escaped_and_the_run_goes_on(gpt4o_replays, tmp_path):
     """Issue 37: `"bad \\ud800 half"` is valid JSON but no UTF-8: the run stopped with a codec error and an empty
-    generations.jsonl. The record is written with the surrogate escaped; the run finishes and a rerun is clean."""
+    generations.jsonl. The record is written with the surrogate escaped and marked (`escaped` names the field); the
+    run finishes (scores.json and report.md written), and a rerun makes no call."""
     from longform_eval.inference.cli import main
 
     _, verdicts = gpt4o_replays
@@ -216,6 +217,8 @@ def test_a_reply_holding_a_lone_surrogate_is_written_escaped_and_the_run_goes_on
         assert main(args) == 0 and len(server.requests) == 2  # nothing pending: no call made again
     generations = [json.loads(line) for line in (out / "generations.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [g["response"] for g in generations] == ["bad \\ud800 half"] * 2
+    assert [g["escaped"] for g in generations] == [["response"]] * 2
+    assert (out / "report.md").is_file() and (out / "scores.json").is_file()
 
 
 def test_run_exits_1_while_a_call_is_pending(gpt4o_replays, tmp_path, monkeypatch, capsys):

@@ -234,6 +234,33 @@ def test_metric_rejects_judge_completions_that_do_not_match_the_checks(longgenbe
         )
 
 
+@pytest.mark.parametrize(
+    ("judge_completions", "message"),
+    [
+        (["Yes"], "judge_completions[0]: expected a list of 3 completions (one per check), got a str"),
+        ("Yes", "judge_completions: expected a list with one list of completions per item, got a str"),
+        ([[1, "no", None]], "judge_completions[0][0]: expected a completion (a string) or None, got 1"),
+        ([None], "judge_completions[0]: expected a list of 3 completions (one per check), got None"),
+    ],
+)
+def test_metric_refuses_judge_completions_of_the_wrong_shape_rather_than_reading_letters(
+    longgenbench_metric, judge_completions, message
+):
+    """Issue 37: `["Yes"]` (one string where the item's list goes) was read letter by letter as 3 verdicts."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        longgenbench_metric.compute(
+            predictions=[DEMO_OUTPUT], references=[DEMO_ITEM], judge_completions=judge_completions
+        )
+
+
+@pytest.mark.parametrize("field", ["scenario", "id", "checks"])
+def test_metric_names_a_missing_reference_field_in_a_value_error(longgenbench_metric, field):
+    """Issue 37: evaluate's own encoding raised `KeyError: 'scenario'`; the docstring promises a ValueError."""
+    item = {key: value for key, value in DEMO_ITEM.items() if key != field}
+    with pytest.raises(ValueError, match=re.escape(f"references[0][{field!r}]: missing")):
+        longgenbench_metric.compute(predictions=[DEMO_OUTPUT], references=[item])
+
+
 def test_metric_rejects_unknown_verdict_rules_before_judging(longgenbench_metric):
     with pytest.raises(ValueError, match="unknown verdict_rule 'lenient'; use one of paper, strict"):
         longgenbench_metric.compute(predictions=[DEMO_OUTPUT], references=[DEMO_ITEM], verdict_rule="lenient")

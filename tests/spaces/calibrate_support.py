@@ -6,6 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
+
+from longform_eval.inference.config import GenerationConfig
+from longform_eval.inference.runner import RunConfig
+
 MODEL, BASELINE = "verbose-model", "reference answers (tencentllmeval:en)"
 STYLES = {"tokens": 1, "headers": 0, "lists": 0, "bold": 0}
 
@@ -26,6 +31,14 @@ def header(benchmark: str, config: str, n: int) -> dict:
     }
 
 
+def write_run_config(folder: Path, benchmark: str, config: str) -> None:
+    """config.yaml, as `run` writes it: what makes the folder a run folder (`calibrate` writes only into one)."""
+    settings = RunConfig(
+        benchmark=benchmark, benchmark_config=config, generation=GenerationConfig(), judge_generation=GenerationConfig()
+    )
+    (folder / "config.yaml").write_text(yaml.safe_dump(settings.model_dump(mode="json")), encoding="utf-8")
+
+
 def pairwise_run(folder: Path, outcomes: dict[str, str]) -> Path:
     """A tencentllmeval:en run of MODEL against the reference answers with these judged outcomes."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -44,6 +57,7 @@ def pairwise_run(folder: Path, outcomes: dict[str, str]) -> Path:
         "battles": battles,
     }
     (folder / "scores.json").write_text(json.dumps(scores), encoding="utf-8")
+    write_run_config(folder, "tencentllmeval", "en")
     return folder
 
 
@@ -62,6 +76,7 @@ def hellobench_run(folder: Path, rows: list[dict]) -> Path:
         "rows": [row | {"words": 100} for row in rows],
     }
     (folder / "scores.json").write_text(json.dumps(scores), encoding="utf-8")
+    write_run_config(folder, "hellobench", "all")
     return folder
 
 

@@ -185,3 +185,49 @@ def test_which_labels_calibrate_a_run_is_the_benchmark_s_to_say():
     ]
     (row,) = create_benchmark("hellobench").checklist_rows({"rows": rows})
     assert (row.id, row.subcategory, row.score) == ("a", "roleplaying_writing", 80.0) and row.task
+
+
+def refused_untouched(capsys, folder, args: list[str], says: str) -> None:
+    """Exit 2, one line saying `says`, and no file of `folder` written, changed or left behind (no lock)."""
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    assert cli_main(args) == 2
+    error = capsys.readouterr().err.strip()
+    assert "\n" not in error and says in error, error
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+
+
+def test_calibrate_refuses_a_folder_that_is_not_a_run(tmp_path, biased_run, simulated, capsys):
+    """Issue 37: a folder holding only a scores.json (and the user's notes) got a calibrated.json."""
+    (biased_run / "config.yaml").unlink()
+    (biased_run / "notes.txt").write_text("mine\n")
+    labels = write_jsonl(tmp_path / "human.jsonl", vote_lines(simulated.human))
+    refused_untouched(capsys, biased_run, ["calibrate", str(biased_run), "--human", str(labels)], "not a run folder")
+
+
+def test_calibrate_takes_the_run_lock(tmp_path, biased_run, simulated, capsys):
+    import fcntl
+
+    labels = write_jsonl(tmp_path / "human.jsonl", vote_lines(simulated.human))
+    with (biased_run / ".lock").open("w") as held:  # another process writing the run
+        fcntl.flock(held, fcntl.LOCK_EX)
+        args = ["calibrate", str(biased_run), "--human", str(labels)]
+        refused_untouched(capsys, biased_run, args, "another longform-eval process is writing to this run folder")
+    (biased_run / ".lock").unlink()
+    assert cli_main(["calibrate", str(biased_run), "--human", str(labels)]) == 0
+    assert sorted(path.name for path in biased_run.iterdir()) == ["calibrated.json", "config.yaml", "scores.json"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "says"),
+    [
+        ([], "holds no human labels to calibrate"),
+        (
+            [{"item_id": "q0001", "model_a": "another-model", "model_b": BASELINE, "outcome": "A"}] * 3,
+            "none of its 3 human labels is of the models of",
+        ),
+    ],
+)
+def test_calibrate_with_no_label_of_the_run_s_models_exits_2(tmp_path, biased_run, capsys, lines, says):
+    """Issue 37: an empty file or labels of other models exited 0 with a calibrated.json holding no human figure."""
+    labels = write_jsonl(tmp_path / "human.jsonl", lines)
+    refused_untouched(capsys, biased_run, ["calibrate", str(biased_run), "--human", str(labels)], says)
