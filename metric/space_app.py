@@ -3,6 +3,9 @@
 Each input column of the module's features is a JSON field (a list, one entry per example: the honest generic form
 for nested features), the module's other arguments one JSON object; the result comes back as JSON. gradio is
 imported only when a page is built, so the metrics never need it.
+
+Every field is checked against the Space's ceilings (`space_limits`) before any work starts; the computation then
+runs in a process of its own, stopped at COMPUTE_SECONDS, COMPUTE_CONCURRENCY at a time (`space_serving`).
 """
 
 from __future__ import annotations
@@ -16,11 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from longform_eval.common.bounded_json import loads_json
+from longform_eval.metric.space_limits import check_field_text, check_json_value
+
 if TYPE_CHECKING:
     import evaluate
     import gradio as gr
 
 API_NAME = "compute"
+COMPUTE_SECONDS = 60.0  # a computation running longer is stopped and refused
+COMPUTE_CONCURRENCY = 2  # computations at once: a long one never holds a short one alone
 OTHERS = "other_arguments"  # the JSON object of the module's other keyword arguments
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 ARGUMENT_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
@@ -60,13 +68,15 @@ def other_arguments(module: evaluate.EvaluationModule, columns: Sequence[str]) -
 def parsed_json(name: str, text: str, expected: type) -> Any:
     """`text` read as JSON of the `expected` type (list or dict); a ValueError naming the field otherwise."""
     text = text or ""  # an empty field may come as None
+    check_field_text(name, text)
     try:
-        value = json.loads(text) if text.strip() else expected()
-    except json.JSONDecodeError as error:
+        value = loads_json(text) if text.strip() else expected()
+    except ValueError as error:  # not JSON, nested too deep, an integer too long
         raise ValueError(f"{name}: not valid JSON ({error})") from None
     if not isinstance(value, expected):
         wanted = "a JSON list, one entry per example" if expected is list else "a JSON object"
         raise ValueError(f"{name}: expected {wanted}, got {type(value).__name__} {text.strip()[:80]}")
+    check_json_value(name, value)
     return value
 
 
@@ -85,22 +95,55 @@ def plain(value: Any) -> Any:
     raise TypeError(f"the result holds a {type(value).__name__}, which JSON cannot hold")
 
 
+def parsed_arguments(
+    columns: Sequence[str], others: Sequence[str], texts: Sequence[str]
+) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """The input columns and the other arguments from the fields' `texts`, each within the Space's ceilings; a
+    ValueError naming the field otherwise."""
+    inputs = {name: parsed_column(name, text) for name, text in zip(columns, texts[: len(columns)], strict=True)}
+    extra = parsed_json(OTHERS, texts[len(columns)], dict) if others else {}
+    unknown = sorted(set(extra) - set(others))
+    if unknown:
+        raise ValueError(f"{OTHERS}: unknown {', '.join(unknown)} (known: {', '.join(others)})")
+    return inputs, extra
+
+
+def computed(module: evaluate.EvaluationModule, inputs: dict[str, list[Any]], extra: dict[str, Any]) -> dict:
+    """The module's result as JSON holds it; a ValueError with the reason on input that does not fit."""
+    try:
+        result = module.compute(**inputs, **extra)
+    except (TypeError, LookupError) as error:  # a value of the wrong shape, met deep in the module's own code
+        raise ValueError(f"the input does not fit {module.name}: {type(error).__name__}: {error}") from error
+    return json.loads(json.dumps(result, default=plain))
+
+
 def json_compute(module: evaluate.EvaluationModule, columns: Sequence[str], others: Sequence[str]) -> Callable:
     """compute(column texts..., other arguments text) -> result dict; a ValueError with the reason on bad input."""
 
     def compute(*texts: str) -> dict[str, Any]:
-        inputs = {name: parsed_column(name, text) for name, text in zip(columns, texts[: len(columns)], strict=True)}
-        extra = parsed_json(OTHERS, texts[len(columns)], dict) if others else {}
-        unknown = sorted(set(extra) - set(others))
-        if unknown:
-            raise ValueError(f"{OTHERS}: unknown {', '.join(unknown)} (known: {', '.join(others)})")
-        try:
-            result = module.compute(**inputs, **extra)
-        except (TypeError, LookupError) as error:  # a value of the wrong shape, met deep in the module's own code
-            raise ValueError(f"the input does not fit {module.name}: {type(error).__name__}: {error}") from error
-        return json.loads(json.dumps(result, default=plain))
+        return computed(module, *parsed_arguments(columns, others, texts))
 
     return compute
+
+
+def limited_compute(
+    module: evaluate.EvaluationModule, columns: Sequence[str], others: Sequence[str], seconds: float
+) -> Callable:
+    """As `json_compute`, the fields checked here and the computation run in a process of its own, stopped after
+    `seconds` (`space_serving.run_limited`)."""
+    from longform_eval.metric.space_serving import run_limited
+
+    def compute(*texts: str) -> dict[str, Any]:
+        inputs, extra = parsed_arguments(columns, others, texts)
+        return run_limited(lambda: computed(in_memory(module), inputs, extra), seconds, f"{module.name} compute")
+
+    return compute
+
+
+def in_memory(module: evaluate.EvaluationModule) -> evaluate.EvaluationModule:
+    """`module` keeping its rows in memory: in a process of its own, no cache file to lock nor to leave behind."""
+    module.keep_in_memory = True
+    return module
 
 
 def api_signature(names: Sequence[str]) -> inspect.Signature:
@@ -120,26 +163,31 @@ def card_parts(card: Path | None) -> tuple[dict[str, Any], str]:
     return yaml.safe_load(match[1]) or {}, text[match.end() :]
 
 
-def build_app(module: evaluate.EvaluationModule, card: Path | None = None) -> gr.Blocks:
+def build_app(
+    module: evaluate.EvaluationModule, card: Path | None = None, seconds: float = COMPUTE_SECONDS
+) -> gr.Blocks:
     """The page of `module`: a JSON field per input column and one for its other arguments, a Compute button
-    (API endpoint `/compute`), the result as JSON, then the module's description, citation and `card`."""
+    (API endpoint `/compute`, each computation stopped after `seconds`), the result as JSON, then the module's
+    description, citation and `card`."""
     import gradio as gr
+
+    from longform_eval.metric.space_serving import BoundedBlocks, TimeLimitExceeded
 
     header, body = card_parts(card)
     columns = input_columns(module)
     others = other_arguments(module, list(columns))
-    compute = json_compute(module, list(columns), others)
+    compute = limited_compute(module, list(columns), others, seconds)
 
     def on_compute(*texts: str) -> dict[str, Any]:
         try:
             return compute(*texts)
-        except ValueError as error:
+        except (ValueError, TimeLimitExceeded) as error:
             raise gr.Error(str(error), print_exception=False) from error
 
     on_compute.__signature__ = api_signature([*columns, *([OTHERS] if others else [])])
 
     title = header.get("title") or module.name
-    with gr.Blocks(title=title) as app:
+    with BoundedBlocks(title=title) as app:
         gr.Markdown(f"# {title}\n\n{header.get('description') or ''}")
         fields = [
             gr.Code(
@@ -156,7 +204,9 @@ def build_app(module: evaluate.EvaluationModule, card: Path | None = None) -> gr
             )
         button = gr.Button("Compute", variant="primary")
         result = gr.JSON(label=f"{module.name} result")
-        button.click(on_compute, inputs=fields, outputs=result, api_name=API_NAME)
+        button.click(
+            on_compute, inputs=fields, outputs=result, api_name=API_NAME, concurrency_limit=COMPUTE_CONCURRENCY
+        )
         with gr.Accordion("Description", open=True):
             gr.Markdown(module.description)
         if module.citation:

@@ -6,19 +6,18 @@ LONGFORM_EVAL_DB, LONGFORM_EVAL_JUDGE, LONGFORM_EVAL_JUDGE_ARGS, LONGFORM_EVAL_V
 LONGFORM_EVAL_VOTES_EVERY; it listens where GRADIO_SERVER_NAME and GRADIO_SERVER_PORT say); locally:
 `longform-eval space [--released ORG/hellobench | FOLDER]
 [--runs FOLDER [FOLDER ...]] [--db votes.sqlite] [--judge BACKEND:MODEL] [--host H] [--port P]`. Without responses
-to compare (neither runs nor released responses) it stops at once, saying in one line what to set.
+to compare (neither runs nor released responses) it stops at once, saying in one line what to set. Every input has
+a ceiling (`metric.space_limits`); the page is served with a bounded queue, and SIGTERM (a Space restarting) stops it
+within seconds, its votes pushed first (`metric.space_serving`).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import signal
 import sys
-import threading
 import warnings
 from collections.abc import Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,8 @@ import gradio as gr
 
 from longform_eval.inference.hub.client import guard_hub_client
 from longform_eval.inference.hub.sources import local_path
+from longform_eval.metric.space_limits import limit_of
+from longform_eval.metric.space_serving import BoundedBlocks
 from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
 from longform_eval.spaces.hub_votes import HubJournal, VotesRepo, keep_votes, votes_repo
@@ -45,7 +46,7 @@ LEADERBOARD_SECONDS = 30.0  # while the Leaderboard tab is open, it is refreshed
 # queue of its own with one worker (its cache makes the viewers who wait behind a computation share its result).
 ARENA_EVENT: dict[str, Any] = {"concurrency_limit": None}
 BOARD_EVENT: dict[str, Any] = {"concurrency_limit": 1, "concurrency_id": "leaderboard"}
-MAX_UPLOAD_BYTES = 1_000_000  # the app has no upload field; this caps gradio's anonymous upload route
+MAX_UPLOAD_BYTES = limit_of("upload")  # the app has no upload field; this caps gradio's anonymous upload route
 NOTHING_TO_COMPARE = (
     "nothing to compare: set LONGFORM_EVAL_RELEASED (released HelloBench responses: a dataset repo such as "
     "ORG/hellobench, or a folder of model folders) or LONGFORM_EVAL_RUNS (run folders, or "
@@ -58,9 +59,10 @@ with nothing to improve. Finally give the response an **overall score from 0 to 
 the schema that `longform-eval fit-weights` reads, to fit the checklist weights."""
 
 
-def build_app(arena: Arena) -> gr.Blocks:
+def build_app(arena: Arena) -> BoundedBlocks:
+    """The arena's page, served with the bounded queue and stopped promptly (`metric.space_serving`)."""
     groups = ["", *arena.pool.groups()]
-    with gr.Blocks(title="longform-eval arena") as app:
+    with BoundedBlocks(title="longform-eval arena") as app:
         gr.Markdown(f"{TITLE}\n\n{HOW_TO_VOTE}", elem_id="intro")
         with gr.Tab("Arena") as arena_tab:
             with gr.Row():
@@ -208,21 +210,14 @@ def main(settings: dict[str, Any] | None = None) -> None:
         judge_args=settings.get("judge_args") or judge_options(os.environ.get(JUDGE_ARGS_VARIABLE)),
     )
     journal = arena.store.journal if isinstance(arena.store.journal, HubJournal) else None
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, partial(stop, journal))
+    app = build_app(arena)
+    if journal is not None:  # on SIGTERM (a Space restarting): the last push, before the process exits
+        app.on_stop.append(journal.close)
     try:
-        launch(build_app(arena), settings)
+        launch(app, settings)
     finally:
         if journal is not None:
-            journal.close()  # what was stored since the push on SIGTERM, or since the last scheduled push
-
-
-def stop(journal: HubJournal | None, signum: int, frame: Any) -> None:
-    """On SIGTERM (a Space restarting): push the votes to their repo at once (before the server's graceful close,
-    which waits for open connections), then stop as on Ctrl+C: the server closes and `launch` returns."""
-    if journal is not None:
-        journal.push()
-    raise KeyboardInterrupt
+            journal.close()  # `launch` returned without a signal: what was stored since the last scheduled push
 
 
 def server_address(settings: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[str, int | None]:

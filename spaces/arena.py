@@ -4,7 +4,9 @@ tested without a browser.
 A vote is one insert into the store and returns at once: the leaderboard is never computed in the vote handler
 but by `BoardCache` when someone looks at it. A vote is stored only for a comparison this arena offered: its token
 signs the pair it was issued for (an HMAC with a key of this process), so a vote with no pair loaded, a forged or
-stale state, or a pair the pool does not hold is refused with a message, never stored.
+stale state, or a pair the pool does not hold is refused with a message, never stored. With an LLM judge, a vote waits
+at most `judge_seconds` for its verdict (JUDGE_WORKERS calls at once): past that it is stored with the judge
+unscored, so a slow judge never holds a voter.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import random
 import secrets
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 import gradio as gr
@@ -38,6 +42,8 @@ NO_SUCH_PAIR = "**Not saved: this Space holds no such pair of answers; click *Ne
 NOT_OFFERED = "**Not saved: this Space did not offer this comparison (or offered it before a restart); load one.**"
 PAIR_FIELDS = ("session", "item_id", "model_a", "model_b", "order")  # what a comparison token signs
 NONCE_CHARS = 24  # a token is a random nonce and its signature: 24 + 32 characters
+JUDGE_SECONDS = 120.0  # the longest a vote waits for the LLM judge's verdict
+JUDGE_WORKERS = 4  # LLM judge calls at once
 
 
 def pane(text: str) -> str:
@@ -63,10 +69,13 @@ class Arena:
         judge=None,
         runs: Sequence[Path] = (),
         seed: int | None = None,
+        judge_seconds: float = JUDGE_SECONDS,
     ):
         self.pool = pool
         self.store = store
         self.judge = judge
+        self.judge_seconds = judge_seconds
+        self.judging = ThreadPoolExecutor(JUDGE_WORKERS, "arena-judge") if judge is not None else None
         self.board = BoardCache(runs)
         self.rng = random.Random(seed)
         self.secret = secrets.token_bytes(32)  # signs the comparisons this arena offers
@@ -109,7 +118,7 @@ class Arena:
         if self.judge is not None:
             if self.store.has_vote(state["token"]):  # spares the judge call; the UNIQUE index decides below
                 return ALREADY_VOTED
-            verdict = self.judge_pair(state)
+            verdict = self.timed_verdict(state)
         try:
             self.store.add_vote(vote_of(state, annotator, VOTES.get(label, label), verdict))
         except AlreadyVoted:
@@ -136,6 +145,18 @@ class Arena:
             return NO_SUCH_PAIR
         expected = self.sign(token[:NONCE_CHARS], fields)
         return None if hmac.compare_digest(token.encode(), expected.encode()) else NOT_OFFERED
+
+    def timed_verdict(self, state: dict):
+        """The judge's verdict on the comparison in `state`, or an unscored one once `judge_seconds` have passed (the
+        call goes on in its worker; its verdict is dropped)."""
+        from longform_eval.spaces.judging import JudgeVerdict
+
+        call = self.judging.submit(self.judge_pair, state)
+        try:
+            return call.result(timeout=self.judge_seconds)
+        except FutureTimeout:
+            call.cancel()  # still waiting for a worker: never started
+            return JudgeVerdict.unscored(f"the judge took over {self.judge_seconds:g} s")
 
     def judge_pair(self, state: dict):
         """The LLM judge's verdict on the comparison in `state` (both orders)."""

@@ -1,13 +1,16 @@
-"""Limits on the text that visitors type (annotator ids, filters): checked in the app and again in the store."""
+"""Limits on the text that visitors type (annotator ids, filters, the viewer's search; their values in the Spaces'
+one table, `metric.space_limits`): checked in the app and again in the store."""
 
 from __future__ import annotations
 
 import unicodedata
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.metric.space_limits import limit_of
 
-MAX_ID_LENGTH = 64  # annotator ids, session ids, comparison tokens
-MAX_FILTER_LENGTH = 64  # the subcategory filter (the longest HelloBench subcategory has 22 characters)
+MAX_ID_LENGTH = limit_of("id")  # annotator ids, session ids, comparison tokens
+MAX_FILTER_LENGTH = limit_of("filter")  # the subcategory filter
+MAX_SEARCH_LENGTH = limit_of("search")  # the viewer's search text
 LINE_BREAKS = "\u2028\u2029"  # Unicode's line and paragraph separators (category Z, not C)
 
 

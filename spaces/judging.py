@@ -17,6 +17,11 @@ class JudgeVerdict:
     swapped: Outcome | Unscored
     combined: Outcome | Unscored
 
+    @classmethod
+    def unscored(cls, reason: str) -> JudgeVerdict:
+        """No verdict in either order, for `reason`."""
+        return cls(Unscored(reason), Unscored(reason), Unscored(reason))
+
     @property
     def flipped(self) -> bool | None:
         if isinstance(self.original, Unscored) or isinstance(self.swapped, Unscored):

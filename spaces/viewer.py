@@ -15,6 +15,9 @@ from typing import Any
 
 import gradio as gr
 
+from longform_eval.metric.space_serving import BoundedBlocks
+
+from .fields import MAX_SEARCH_LENGTH, FieldError, check_text
 from .safe_markdown import inert_markdown, inert_text
 from .viewer_rows import ALL, ORDERS, ViewRow, ViewRun, paired_row, read_view_runs, select_rows
 
@@ -140,7 +143,12 @@ class Viewer:
     def refresh(
         self, run_name: str | None, other_name: str | None, group: str, subgroup: str, order: str, query: str, current
     ) -> list[Any]:
-        """The filters' choices, the row list and the detail of the row shown (kept while it still matches)."""
+        """The filters' choices, the row list and the detail of the row shown (kept while it still matches); a search
+        over its ceiling is refused before any row is read."""
+        try:
+            check_text(query or "", "search", MAX_SEARCH_LENGTH)
+        except FieldError as error:
+            raise gr.Error(str(error), print_exception=False) from None
         run, other = self.run(run_name), self.other(other_name)
         groups = [ALL, *run.groups()]
         group = group if group in groups else ALL
@@ -189,10 +197,10 @@ def detail_column(suffix: str) -> list[gr.components.Component]:
     ]
 
 
-def build_viewer(runs: Sequence[ViewRun]) -> gr.Blocks:
+def build_viewer(runs: Sequence[ViewRun]) -> BoundedBlocks:
     viewer = Viewer(runs)
     names = viewer.names
-    with gr.Blocks(title="longform-eval view") as app:
+    with BoundedBlocks(title="longform-eval view") as app:
         gr.Markdown(f"{TITLE}\n\n{summary(runs)}", elem_id="viewer-summary")
         with gr.Row():
             run_a = gr.Dropdown(names, value=names[0], label="run", elem_id="run-a")
@@ -201,7 +209,9 @@ def build_viewer(runs: Sequence[ViewRun]) -> gr.Blocks:
             group = gr.Dropdown([ALL], value=ALL, label="task", elem_id="filter-task")
             subgroup = gr.Dropdown([ALL], value=ALL, label="subcategory", elem_id="filter-subcategory")
             order = gr.Dropdown(list(ORDERS), value=ORDERS[0], label="sort", elem_id="sort")
-            query = gr.Textbox(label="search (prompt, answer, judge text)", elem_id="search", max_length=500)
+            query = gr.Textbox(
+                label="search (prompt, answer, judge text)", elem_id="search", max_length=MAX_SEARCH_LENGTH
+            )
         count = gr.Markdown(elem_id="rows-count")
         table = gr.Dataframe(
             headers=TABLE_HEADERS,

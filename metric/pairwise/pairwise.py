@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datasets
 import evaluate
-from sklearn.metrics import cohen_kappa_score
 
 from longform_eval.metric.pairwise.outcomes import Battle, Outcome, as_outcome, model_name_problem
 from longform_eval.metric.pairwise.ratings import bradley_terry, check_integer, elo_ratings
+from longform_eval.metric.space_limits import check_ceiling
+from longform_eval.metric.uncertainty.label_agreement import kappa
 
 _CITATION = """\
 @article{xie2023tencentllmeval,
@@ -33,15 +34,18 @@ Args:
     references: reference labels in the same vocabulary (e.g. the human majority).
     model_a: optional, the model shown as A in each comparison. model_b: the model shown as B. Names are
         non-empty strings and the two differ in every comparison.
-    bootstrap_rounds: Bradley-Terry bootstrap rounds, an integer >= 0 (default 100; 0: no bootstrap, no interval).
+    bootstrap_rounds: Bradley-Terry bootstrap rounds, an integer from 0 to 10,000 (default 100; 0: no bootstrap, no
+        interval).
         seed: random seed, an integer >= 0 (default 0). Another value raises a ValueError naming the argument.
     Empty predictions, an unknown label or a bad model name raise a ValueError naming the list and position.
 Returns:
     agreement: share of scored comparisons whose prediction equals the reference (0..1).
     cohen_kappa: chance-corrected agreement (-1..1). n_scored, n_unscored: comparisons used / left out.
     With model_a and model_b: elo_<model>, bt_<model>, bt_<model>_lower, bt_<model>_upper (Elo scale,
-    around 1000), computed from the predictions; None for a model without a scored comparison (and the interval
-    bounds None with bootstrap_rounds=0).
+    around 1000), computed from the predictions; None for a model without a scored comparison. The interval
+    bounds are None, and bt_<model>_note says why, with bootstrap_rounds=0, for a model with fewer than 20 scored
+    comparisons (too few to rank it), or where the fit diverges (a model that never lost or never won: then
+    bt_<model> is None too).
 Examples:
     >>> import evaluate
     >>> pairwise = evaluate.load("metric/pairwise")
@@ -50,10 +54,15 @@ Examples:
     >>> round(result["agreement"], 3), result["n_scored"], result["n_unscored"]
     (0.667, 3, 1)
 
-    >>> result = pairwise.compute(predictions=["A"] * 6 + ["B"] * 2, references=["A"] * 8,
-    ...                           model_a=["gpt"] * 8, model_b=["llama"] * 8, bootstrap_rounds=20)
-    >>> result["elo_gpt"] > 1000 > result["elo_llama"], result["bt_gpt"] > result["bt_llama"]
+    >>> result = pairwise.compute(predictions=["A"] * 18 + ["B"] * 6, references=["A"] * 24,
+    ...                           model_a=["gpt"] * 24, model_b=["llama"] * 24, bootstrap_rounds=20)
+    >>> result["elo_gpt"] > 1000 > result["elo_llama"], result["bt_gpt_lower"] > result["bt_llama_upper"]
     (True, True)
+
+    >>> few = pairwise.compute(predictions=["A"] * 6 + ["B"] * 2, references=["A"] * 8,
+    ...                        model_a=["gpt"] * 8, model_b=["llama"] * 8, bootstrap_rounds=20)
+    >>> few["bt_gpt"] > few["bt_llama"], few["bt_gpt_lower"], few["bt_gpt_note"]
+    (True, None, '8 battles, fewer than 20: not ranked')
 
     >>> pairwise.compute(predictions=["A"], references=["B"], model_a=["gpt"], model_b=[None])
     Traceback (most recent call last):
@@ -84,6 +93,7 @@ class Pairwise(evaluate.Metric):
 
     def _compute(self, predictions, references, model_a=None, model_b=None, bootstrap_rounds=100, seed=0):
         check_integer("bootstrap_rounds", bootstrap_rounds, 0)
+        check_ceiling("bootstrap_rounds", bootstrap_rounds, "bootstrap_rounds")  # before any work
         check_integer("seed", seed, 0)
         if not predictions:
             raise ValueError("predictions is empty: there is nothing to compare")
@@ -93,9 +103,7 @@ class Pairwise(evaluate.Metric):
         expected = [expected_all[i].value for i in keep]
         result = {
             "agreement": sum(p == r for p, r in zip(predicted, expected, strict=True)) / len(keep) if keep else None,
-            "cohen_kappa": float(cohen_kappa_score(predicted, expected))
-            if len(set(predicted + expected)) > 1
-            else None,
+            "cohen_kappa": kappa(predicted, expected),
             "n_scored": len(keep),
             "n_unscored": len(predictions) - len(keep),
         }
@@ -110,9 +118,9 @@ class Pairwise(evaluate.Metric):
         bt = bradley_terry(battles, bootstrap=bootstrap_rounds, seed=seed)
         for model in bt.models:
             result[f"bt_{model}"] = bt.ratings[model]
-            # without rounds there is no interval (None), not one of zero width
-            result[f"bt_{model}_lower"] = bt.lower[model] if bootstrap_rounds else None
-            result[f"bt_{model}_upper"] = bt.upper[model] if bootstrap_rounds else None
+            result[f"bt_{model}_lower"], result[f"bt_{model}_upper"] = bt.lower[model], bt.upper[model]
+            if model in bt.reasons:
+                result[f"bt_{model}_note"] = bt.reasons[model]
         return result
 
 

@@ -1,0 +1,112 @@
+"""`longform-eval serve` answers honestly: a served replay file answers the key a request names (`metadata.key`), and a
+backend that fails a request is an HTTP error with the reason (scrubbed of secrets), never a 200 with empty content."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from longform_eval.inference.backends import serve
+from longform_eval.inference.config import ModelSpec
+from longform_eval.inference.secret_values import register_secret
+
+from .conftest import write_replay
+
+SECRET = "sk-serve-test-0123456789abcdef"
+
+
+@contextmanager
+def served(spec: ModelSpec) -> Iterator[str]:
+    """`serve` over `spec` on a free loopback port; its /v1 URL."""
+    server = serve.ModelServer(spec, port=0)
+    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.url
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+        server.backend.close()
+
+
+def post(url: str, route: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """Status and JSON body of a POST to `route`, whatever the status."""
+    request = urllib.request.Request(f"{url}/{route}", json.dumps(body).encode(), {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as answer:
+        return answer.code, json.load(answer)
+
+
+def chat(key: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 8}
+    return body | ({"metadata": {"key": key}} if key is not None else {})
+
+
+@pytest.fixture
+def replay(tmp_path: Path) -> ModelSpec:
+    path = write_replay(tmp_path / "recorded.jsonl", [("row-1", "the first answer"), ("row-2", "the second answer")])
+    return ModelSpec(backend="replay", model=str(path))
+
+
+def test_a_served_replay_file_answers_the_key_each_request_names(replay):
+    with served(replay) as url:
+        first = post(url, "chat/completions", chat("row-1"))
+        second = post(url, "completions", {"model": "m", "prompt": "go on", "metadata": {"key": "row-2"}})
+    assert first[0] == 200 and first[1]["choices"][0]["message"]["content"] == "the first answer"
+    assert second[0] == 200 and second[1]["choices"][0]["text"] == "the second answer"
+
+
+@pytest.mark.parametrize("key", ["row-9", None])
+def test_a_request_the_backend_fails_is_a_502_with_the_reason_not_an_empty_200(replay, key):
+    with served(replay) as url:
+        status, body = post(url, "chat/completions", chat(key))
+    assert status == 502 and "choices" not in body
+    assert body["error"]["type"] == "backend_error" and "no recorded completion for" in body["error"]["message"]
+    assert key is None or "'row-9'" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("metadata", [{"key": ""}, {"key": 3}, ["row-1"]])
+def test_a_bad_metadata_key_is_a_400_naming_it(replay, metadata):
+    with served(replay) as url:
+        status, body = post(url, "chat/completions", chat() | {"metadata": metadata})
+    assert status == 400 and body["error"]["message"].startswith("metadata.key must be a non-empty string")
+
+
+class Failing:
+    """A backend whose every call fails, its reason naming a secret (as a server echoing its key would)."""
+
+    name = "failing:m"
+
+    def __init__(self, raises: bool):
+        self.raises = raises
+
+    def generate(self, requests, config, on_result=None):
+        if self.raises:
+            raise RuntimeError(f"connection refused (key {SECRET})")
+        from longform_eval.inference.backends.base import Result
+
+        return [Result(r.key, "", None, None, None, 0.0, error=f"HTTP 503 with key {SECRET}") for r in requests]
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("raises", "status", "kind"), [(False, 502, "backend_error"), (True, 500, "server_error")])
+def test_a_failing_backend_is_an_http_error_with_its_reason_scrubbed(monkeypatch, raises, status, kind):
+    register_secret(SECRET)
+    monkeypatch.setattr(serve, "create_backend", lambda spec: Failing(raises))
+    with served(ModelSpec(backend="openai", model="m")) as url:
+        answer = post(url, "chat/completions", chat())
+    assert answer[0] == status and answer[1]["error"]["type"] == kind
+    message = answer[1]["error"]["message"]
+    assert ("503" in message or "connection refused" in message) and SECRET not in message and "***" in message
