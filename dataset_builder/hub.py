@@ -14,6 +14,7 @@ from huggingface_hub.errors import HfHubHTTPError, HFValidationError, OfflineMod
 from huggingface_hub.utils import validate_repo_id
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.guarded import DOCUMENT, read_bytes
 
 if TYPE_CHECKING:  # HfApi (its HTTP stack) is imported by the functions that talk to the Hub
     from huggingface_hub import HfApi
@@ -46,7 +47,7 @@ def card_metadata(folder: Path) -> dict[str, Any]:
     readme = folder / "README.md"
     if not readme.is_file():
         raise FileNotFoundError(f"{readme}: missing; build the folder with `longform-eval build` first")
-    text = readme.read_text(encoding="utf-8")
+    text = read_bytes(readme, DOCUMENT).decode("utf-8")  # a regular file of at most 64 MiB
     if not text.startswith("---\n"):
         raise ValueError(f"{readme}: no YAML header")
     return yaml.safe_load(text.split("---\n", 2)[1]) or {}

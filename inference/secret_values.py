@@ -122,6 +122,13 @@ def scrub(text: str) -> str:
     return REGISTERED.mask(mask_url_secrets(HEADER.sub(masked_header, text)))
 
 
+def scrub_content(text: str) -> str:
+    """What a file written keeps of `text`: every registered value and every authorization header masked. Unlike
+    `scrub` (for messages), a URL's query is kept unless it holds a registered value: a model's answer or a vote may
+    rightly hold a link with a query, and a query value of the URL a backend calls is registered when it is read."""
+    return REGISTERED.mask(HEADER.sub(masked_header, text))
+
+
 def scrubbed_line(text: str) -> str:
     """`text` scrubbed, then its lines joined into one (a header is masked to the end of its own line first)."""
     return " ".join(line.strip() for line in scrub(text).splitlines() if line.strip())
@@ -136,7 +143,7 @@ def scrubbed(value: Any) -> Any:
     """A JSON-like value (a record) with every string in it scrubbed, keys included, and made writable as UTF-8: a
     lone surrogate (valid JSON, no character) is written as its escape, `\\ud800`, never stopping the write."""
     if isinstance(value, str):
-        return writable(scrub(value))
+        return writable(scrub_content(value))
     if isinstance(value, dict):
         return {scrubbed(key): scrubbed(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -169,7 +176,7 @@ def escaped_fields(record: dict[str, Any]) -> list[str]:
     return sorted(writable(str(name)) for name, value in record.items() if not is_writable({name: value}))
 
 
-install_scrub(scrub)
+install_scrub(scrub_content)
 
 __all__ = [
     "MIN_LENGTH",
@@ -178,6 +185,7 @@ __all__ = [
     "register_secret",
     "register_url_secrets",
     "scrub",
+    "scrub_content",
     "scrubbed",
     "scrubbed_line",
 ]

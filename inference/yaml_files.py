@@ -1,22 +1,22 @@
 """YAML files a user writes or keeps (backend option files, a run's config.yaml), read with one-line errors.
 
-A settings file is read only if it is a regular file of at most MAX_SETTINGS_BYTES (a FIFO would block, `/dev/zero`
-never ends), and parsed by `BoundedLoader`, which refuses a document that its aliases expand past MAX_YAML_VALUES
-values (a "billion laughs" file is a few hundred bytes) or that refers to itself, before anything is built from it.
+A settings file is read through the guarded reader (`common.guarded`, kind SETTINGS): only if it is a regular file
+of at most MAX_SETTINGS_BYTES (a FIFO would block, `/dev/zero` never ends). It is parsed by `BoundedLoader`, which
+refuses a document that its aliases expand past MAX_YAML_VALUES values (a "billion laughs" file is a few hundred
+bytes) or that refers to itself, before anything is built from it.
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.guarded import SETTINGS, UnreadableFile, read_bytes
 
-MAX_SETTINGS_BYTES = 1 << 20  # 1 MiB: an options file or a config.yaml is a few hundred bytes
+MAX_SETTINGS_BYTES = SETTINGS.ceiling  # 1 MiB: an options file or a config.yaml is a few hundred bytes
 MAX_YAML_VALUES = 100_000  # values of a document with its aliases expanded; a settings file holds tens
 
 
@@ -85,19 +85,10 @@ def load_yaml(text: str) -> Any:
 def settings_text(path: Path) -> str:
     """The text of a settings file: a regular file (a symlink to one is fine) of at most MAX_SETTINGS_BYTES;
     an UnreadableSettings otherwise, an OSError if it cannot be opened, a UnicodeDecodeError if it is not UTF-8."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens without waiting for a writer
     try:
-        found = os.fstat(fd)
-        if stat.S_ISDIR(found.st_mode):
-            raise UnreadableSettings("is a folder, expected a YAML file")
-        if not stat.S_ISREG(found.st_mode):
-            raise UnreadableSettings("not a regular file (a device, a FIFO or a socket), expected a YAML file")
-        with os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read(MAX_SETTINGS_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_SETTINGS_BYTES:
-        raise UnreadableSettings(f"larger than {MAX_SETTINGS_BYTES} bytes; a settings file is a few hundred")
+        data = read_bytes(path, SETTINGS)
+    except UnreadableFile as error:
+        raise UnreadableSettings(error.problem) from None  # the caller names the file (and its flag)
     return data.decode("utf-8")
 
 

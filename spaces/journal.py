@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.guarded import LABELS, UnreadableFile, iter_lines
 from longform_eval.inference.runner.records import open_own_log
 from longform_eval.spaces.records import ANNOTATION_KEY, annotation_row, key, vote_identity, vote_of_record, vote_row
 from longform_eval.spaces.storage import VoteStore
@@ -78,14 +80,19 @@ def read_journal(folder: str | Path, label: str | None = None) -> Records:
 
 
 def lines(path: Path, where: str) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed JSON) for each non-blank line of `path`; a line that is not JSON is warned about."""
-    for number, line in enumerate(path.read_bytes().split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line.decode("utf-8"))
-        except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-            warnings.warn(f"{where} line {number}: skipped (not a JSON line: {error})", stacklevel=3)
+    """(line number, parsed JSON) for each non-blank line of `path`, streamed through the guarded reader (an
+    UnreadableFile naming `where` for a FIFO, a device or a file past LABELS' ceiling); a line that is not JSON within
+    `bounded_json`'s bounds is warned about."""
+    try:
+        for number, line in iter_lines(path, LABELS):
+            if not line.strip():
+                continue
+            try:
+                yield number, loads_json(line)
+            except ValueError as error:  # UnicodeDecodeError, JSONDecodeError and JsonRefused are ValueErrors
+                warnings.warn(f"{where} line {number}: skipped (not a JSON line: {error})", stacklevel=3)
+    except UnreadableFile as error:
+        raise UnreadableFile(where, error.problem, error.row) from None
 
 
 def missing_records(store: VoteStore, records: Records) -> Records:

@@ -4,13 +4,14 @@ judge-only comparisons of pairwise run folders (their `scores.json` battles: the
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.guarded import DOCUMENT, read_bytes
 from longform_eval.inference.calibration.runs import PAIRWISE, run_labels
 from longform_eval.inference.report.scores_file import load_scores
 
@@ -60,12 +61,11 @@ def run_name(scores: dict[str, Any]) -> str:
 
 
 def read_scores(folder: Path) -> dict[str, Any] | None:
-    path = folder / "scores.json"
-    if not path.is_file():
-        return None
+    """scores.json as read, unchecked; None where it is missing or unreadable (not a regular file, past DOCUMENT's
+    ceiling, not JSON within `bounded_json`'s bounds)."""
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        found = loads_json(read_bytes(folder / "scores.json", DOCUMENT))
+    except (OSError, ValueError):  # UnreadableFile and JsonRefused are ValueErrors
         return None
     return found if isinstance(found, dict) else None
 

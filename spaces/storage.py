@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.owned import write_listing
 from longform_eval.spaces.export import EXPORT_FILES, EXPORT_MARKER, export_folder
@@ -207,7 +208,14 @@ class VoteStore:
         with self.connect() as connection:
             connection.row_factory = sqlite3.Row
             rows = connection.execute(f"SELECT {', '.join(ANNOTATION_FIELDS)} FROM annotations ORDER BY id").fetchall()
-        return [dict(row) | {"checklist_scores": json.loads(row["checklist_scores"])} for row in rows]
+        return [dict(row) | {"checklist_scores": self.stored_scores(number, row)} for number, row in enumerate(rows, 1)]
+
+    def stored_scores(self, number: int, row: sqlite3.Row) -> Any:
+        """An annotation's checklist_scores column, parsed within `bounded_json`'s bounds (the file may be anyone's)."""
+        try:
+            return loads_json(row["checklist_scores"])
+        except (ValueError, TypeError) as error:
+            raise NotAVotesDatabase(f"{self.path}: annotation {number}: field 'checklist_scores': {error}") from None
 
     def annotations(self) -> list[dict]:
         """In the schema that `longform-eval fit-weights` reads."""

@@ -66,7 +66,7 @@ def response_files(path: Path) -> list[tuple[Path, list[tuple[str, str]]]]:
         files = released_files(path)
         if not files:
             raise FileNotFoundError(f"{path}: no <task>_results.jsonl[.gz] files (HelloBench's release layout)")
-    elif path.is_file():
+    elif path.exists():  # a FIFO, a device or a file past the ceiling is refused by `read_records`, naming it
         files = [path]
     else:
         raise FileNotFoundError(f"{path}: no such folder or file of released responses")

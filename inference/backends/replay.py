@@ -6,10 +6,13 @@ with the runner's whole pipeline and no model.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.errors import SourceError
+from longform_eval.common.guarded import LOG, UnreadableFile, iter_lines, read_head
 
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result
@@ -21,7 +24,14 @@ class ReplayBackend:
 
     @staticmethod
     def model_problem(model: str) -> str | None:
-        return None if Path(model).is_file() else "no such file of recorded completions"
+        """Why `model` is no file of recorded completions (checked before a run folder is made), or None."""
+        if not Path(model).exists():
+            return "no such file of recorded completions"
+        try:
+            read_head(Path(model), LOG, 0)  # a regular file within LOG's ceiling (a FIFO, /dev/zero: refused)
+        except (OSError, UnreadableFile) as error:
+            return getattr(error, "problem", None) or str(error)
+        return None
 
     def __init__(self, model: str, delay: Delay = 0.0):
         if self.model_problem(model):
@@ -29,11 +39,13 @@ class ReplayBackend:
         path = Path(model)
         self.name = f"replay:{model}"
         self.completions = {}
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    record = json.loads(line)
+        for number, line in iter_lines(path, LOG):  # streamed: a FIFO, a device or a file too large is refused
+            if line.strip():
+                try:
+                    record = loads_json(line)
                     self.completions[str(record["key"])] = record["text"]
+                except (ValueError, KeyError, TypeError) as error:
+                    raise SourceError(path, number, None, f"not a recorded completion ({error})") from None
         self.calls = 0
         self.delay = float(delay)
 

@@ -4,18 +4,20 @@ A pairwise label has `item_id`, `model_a`, `model_b` and `outcome` (A, B, equall
 `metric.pairwise.as_outcome` reads), in the frame shown: `model_a` was A. A checklist label has `row_id`, `model` and
 `checklist_scores` (one level in [0, 1] per checklist, in the row's order). Other fields (a Space vote's `annotator`,
 `judge_outcome`, `token`; an annotation's `overall_score`) are kept out of the way. A line that is neither, or whose
-field is wrong, is one error naming the file, the line and the field.
+field is wrong, is one error naming the file, the line and the field. The file is streamed through the guarded
+reader (`common.guarded`, kind LABELS) and each line parsed within `bounded_json`'s depth and integer bounds.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import SourceError
+from longform_eval.common.guarded import LABELS, UnreadableFile, iter_lines
 from longform_eval.metric.pairwise import as_outcome
 
 PAIR_FIELDS = ("item_id", "model_a", "model_b", "outcome")
@@ -55,14 +57,17 @@ def read_label_file(path: Path, where: str | None = None) -> HumanLabels:
     """Every label in a JSONL file (blank lines skipped). Raises SourceError naming file, line and field."""
     label = where or str(path)
     found = HumanLabels(label)
-    for index, line in enumerate(path.read_bytes().split(b"\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except ValueError as error:
-            raise SourceError(label, f"line {index}", None, f"not a JSON line ({error})") from None
-        add_record(found, record, label, f"line {index}")
+    try:
+        for index, line in iter_lines(path, LABELS):
+            if not line.strip():
+                continue
+            try:
+                record = loads_json(line)
+            except ValueError as error:
+                raise SourceError(label, f"line {index}", None, f"not a JSON line ({error})") from None
+            add_record(found, record, label, f"line {index}")
+    except UnreadableFile as error:  # named as the caller names the file (a Hub path, not its cache)
+        raise UnreadableFile(label, error.problem, error.row) from None
     return found
 
 

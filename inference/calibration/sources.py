@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from longform_eval.common.errors import SourceError
+from longform_eval.common.guarded import HEAD, UnreadableFile, read_head
 
 from ..hub.sources import local_path
 from .labels import HumanLabels, read_label_file
@@ -37,15 +38,19 @@ def read_human_labels(source: str | Path) -> HumanLabels:
         raise FileNotFoundError(f"{name}: no such file or folder")
     if path.is_dir():
         return read_label_folder(path, name)
-    if is_sqlite(path):
+    try:
+        database = is_sqlite(path)
+    except UnreadableFile as error:  # named as given (a Hub path, not its cache)
+        raise UnreadableFile(name, error.problem) from None
+    if database:
         raise SourceError(name, None, None, "an SQLite database: give it to `longform-eval calibrate --human`")
     return read_label_file(path, name)
 
 
 def is_sqlite(path: Path) -> bool:
-    """Whether the file `path` begins as an SQLite database does."""
-    with path.open("rb") as file:
-        return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    """Whether the file `path` begins as an SQLite database does; an UnreadableFile naming it if it is no regular file
+    (a FIFO, a device, a folder)."""
+    return read_head(path, HEAD, len(SQLITE_HEADER)) == SQLITE_HEADER
 
 
 def label_files(folder: Path) -> list[Path]:

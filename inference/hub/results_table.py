@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from longform_eval.common.bounded_json import loads_json
+
 from ..backends.local import GGUF_SHA256
 from ..backends.local import MODELS as LOCAL_MODELS
 from ..report.markdown import benchmark_of
@@ -106,7 +108,7 @@ def run_date(timings: str | None) -> str | None:
     """The day the run's latest command started (timings.json's last invocation); None when not recorded or not
     readable (the table is not worth refusing a push for)."""
     try:
-        started = json.loads(timings or "")["invocations"][-1]["started"]
+        started = loads_json(timings or "")["invocations"][-1]["started"]
     except (ValueError, LookupError, TypeError):
         return None
     return started[:10] if isinstance(started, str) and DAY.match(started) else None
@@ -116,7 +118,7 @@ def is_our_table(text: str) -> bool:
     """Whether `results.jsonl` as found is one push-run wrote (so it may be rewritten): every line a row of ours."""
     lines = [line for line in text.splitlines() if line.strip()]
     try:
-        rows = [json.loads(line) for line in lines]
+        rows = [loads_json(line) for line in lines]
     except ValueError:
         return False
     return bool(rows) and all(isinstance(row, dict) and set(row) >= OURS for row in rows)

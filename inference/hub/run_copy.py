@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_bytes_atomic
+from longform_eval.common.guarded import LOG, read_bytes
 from longform_eval.common.owned import read_listing, write_listing
 
 from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
@@ -94,7 +95,7 @@ def copy_run(source: str, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     write_listing(out, MARKER, {"source": source, "commit": commit, "complete": False}, names)
     for name in names:
-        write_bytes_atomic(out / name, (snapshot / name).read_bytes())
+        write_bytes_atomic(out / name, read_bytes(snapshot / name, LOG, decompress=False))  # through the guard
     write_listing(out, MARKER, {"source": source, "commit": commit, "complete": True}, names)
     print(f"{source}: copied to {out} (commit {commit[:12]}) to write its report there", file=sys.stderr)
     return out

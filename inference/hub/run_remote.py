@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 from huggingface_hub import HfApi, hf_hub_download
 from huggingface_hub.hf_api import RepoFile
 
+from longform_eval.common.guarded import DOCUMENT, read_bytes
+
 from ..report.markdown import load_scores
 from ..runner.folder import CONFIG_FILE, RunFolderError, read_config
 from ..runner.rows_file import ROWS_FILE
@@ -86,7 +88,7 @@ class RemoteRepo:
     def read(self, path: str) -> str:
         """The file's text; bytes that are not UTF-8 read as U+FFFD (such a card or table is then not ours)."""
         if path not in self.texts:
-            self.texts[path] = self.download(path).read_text(encoding="utf-8", errors="replace")
+            self.texts[path] = read_bytes(self.download(path), DOCUMENT).decode("utf-8", errors="replace")
         return self.texts[path]
 
     def checked(self, reader: Callable[[Path], Read], folder: str, *names: str) -> Read:

@@ -13,6 +13,7 @@ from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.errors import OutputFileError
+from longform_eval.common.guarded import DOCUMENT, read_cache_json
 from longform_eval.common.owned import check_new_or_ours
 
 from .comparisons import FILE, OURS, WRITTEN_BY, compared_runs, comparisons_document
@@ -38,14 +39,13 @@ def run_ids(folders: Sequence[Path]) -> list[str]:
 
 
 def compared_folders(path: Path) -> list[str]:
-    return sorted(json.loads(path.read_text(encoding="utf-8")).get("runs") or [])
+    """The runs an earlier comparisons.json (one `is_ours` took) compares."""
+    document = read_cache_json(path, DOCUMENT)
+    return sorted(document.get("runs") or []) if isinstance(document, dict) else []
 
 
 def is_ours(path: Path) -> bool:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
+    document = read_cache_json(path, DOCUMENT)  # never through a symlink; bounded in size, depth and integers
     return isinstance(document, dict) and document.get("written_by") == WRITTEN_BY
 
 

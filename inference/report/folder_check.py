@@ -10,13 +10,15 @@ added or removed file is another hash: the folder is checked again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.guarded import LOG
+from longform_eval.common.hashing import files_hash
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.sources import SOURCE_ENV
 
@@ -26,30 +28,21 @@ from ..runner.pending import PendingCalls
 from ..runner.rows_file import ROWS_FILE
 
 KIND = "checked-folder@1"
-CHUNK = 1024 * 1024
 
 
 def folder_hash(folder: Path) -> str:
     """SHA-256 over this package's version, the benchmark source setting, and the name and bytes of config.yaml, the
-    rows file and every log of the folder."""
-    digest = hashlib.sha256(f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}\0".encode())
+    rows file and every log of the folder (a symlink not followed: its target is hashed; `hashing.files_hash`)."""
+    header = f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}"
     names = [CONFIG_FILE, ROWS_FILE, *sorted({p.name for pattern in RUN_LOGS for p in folder.glob(pattern)})]
-    for name in names:
-        path = folder / name
-        digest.update(f"{name}\0".encode())
-        if path.is_file() and not path.is_symlink():
-            with path.open("rb") as handle:
-                while chunk := handle.read(CHUNK):
-                    digest.update(chunk)
-        digest.update(b"\0end\0")
-    return digest.hexdigest()
+    return files_hash(header, [folder / name for name in names], LOG, follow_symlinks=False)
 
 
 def remembered_check(folder: Path, key: str) -> PendingCalls | None:
     """The calls the folder owed when it was last checked with these files, or None (check it)."""
     found = DerivedValues(folder).known(KIND, key)
     try:
-        fields: dict[str, Any] = json.loads(found) if isinstance(found, str) else {}
+        fields: dict[str, Any] = loads_json(found) if isinstance(found, str) else {}
         failed = Counter({str(k): int(v) for k, v in fields["failed"].items()})
         return PendingCalls(
             folder, folder / "failures.jsonl", int(fields["generations"]), int(fields["judge_calls"]), failed

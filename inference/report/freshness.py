@@ -8,11 +8,12 @@ runs draws no plot and scores no published model again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from pathlib import Path
 
+from longform_eval.common.guarded import DOCUMENT, read_cache
+from longform_eval.common.hashing import files_hash
 from longform_eval.dataset_builder.folder import package_version
 from longform_eval.dataset_builder.sources import SOURCE_ENV
 
@@ -23,13 +24,10 @@ IMAGE = re.compile(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)")
 
 
 def inputs_hash(folder: Path) -> str:
-    """SHA-256 over the package version, the benchmark source setting and the bytes of each input (or its absence)."""
-    digest = hashlib.sha256(f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}\0".encode())
-    for name in INPUTS:
-        path = Path(folder) / name
-        digest.update(f"{name}\0".encode())
-        digest.update(path.read_bytes() if path.is_file() else b"\0absent\0")
-    return digest.hexdigest()
+    """SHA-256 over the package version, the benchmark source setting and the bytes of each input (or its absence),
+    each read through the guarded reader (`hashing.files_hash`)."""
+    header = f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}"
+    return files_hash(header, [Path(folder) / name for name in INPUTS], DOCUMENT)
 
 
 def mark(folder: Path) -> str:
@@ -39,11 +37,8 @@ def mark(folder: Path) -> str:
 
 def up_to_date(folder: Path) -> bool:
     """report.md was written from the inputs as they are now, and every plot it shows is there."""
-    path = Path(folder) / "report.md"
-    try:
-        text = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else ""
-    except (OSError, UnicodeDecodeError):
-        return False
+    data = read_cache(Path(folder) / "report.md", DOCUMENT)  # not through a symlink, FIFO or device; bounded
+    text = data.decode("utf-8", errors="replace") if data is not None else ""
     found = MARK_PATTERN.search(text)
     if found is None or found.group(1) != inputs_hash(folder):
         return False

@@ -3,6 +3,9 @@
 Python's `json` reads the tokens NaN, Infinity and -Infinity, and a number too large for a float (1e999) as
 infinity; the toolkit never writes any of them (a figure it cannot compute is null), so one found in these files
 means the file was damaged: it is refused, naming the file and the field, instead of being printed as `nan`.
+
+The file is read through the guarded reader (`common.guarded`, kind DOCUMENT: a regular file of at most 64 MiB) and
+parsed within `bounded_json`'s depth and integer bounds, so that `non_finite` never recurses without bound.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from longform_eval.common.bounded_json import JsonRefused, loads_json
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.guarded import DOCUMENT, read_bytes
 from longform_eval.common.user_errors import validation_problem
 
 
@@ -25,9 +30,13 @@ class DamagedFile(LongformEvalError, ValueError):
 
 def read_json(path: Path, advice: str) -> Any:
     """The JSON document in `path`; a DamagedFile naming `path` (and the field) if it is not valid JSON or holds a
-    number that is not finite. `advice` ends the message: how to get a good file back."""
+    number that is not finite. `advice` ends the message: how to get a good file back. An UnreadableFile (a
+    SourceError naming `path`) if it is not a regular file or is larger than DOCUMENT's ceiling."""
+    data = read_bytes(path, DOCUMENT)
     try:
-        document = json.loads(path.read_bytes().decode("utf-8"))
+        document = loads_json(data)
+    except JsonRefused as error:
+        raise DamagedFile(f"{path}: refused JSON ({error}); {advice}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise DamagedFile(f"{path}: not valid JSON ({error}); {advice}") from None
     found = next(non_finite(document), None)

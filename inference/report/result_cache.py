@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.guarded import RESULTS, read_cache_json
 from longform_eval.dataset_builder.folder import package_version
 
 from ..benchmarks.rows import cache_root
-
-MAX_BYTES = 64 * 1024 * 1024
 
 
 def scores_digest(scores: dict[str, Any]) -> str | None:
@@ -48,10 +47,5 @@ def cached(kind: str, parts: list[Any] | None, compute: Callable[[], Any]) -> An
 
 
 def read_entry(path: Path) -> dict[str, Any] | None:
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_BYTES:
-            return None
-        document = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return None
+    document = read_cache_json(path, RESULTS)
     return document if isinstance(document, dict) and "value" in document else None

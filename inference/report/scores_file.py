@@ -57,7 +57,7 @@ def load_scores(folder: str | Path) -> dict[str, Any]:
 def read_scores(folder: Path) -> dict[str, Any]:
     """scores.json with the fields every scores.json has checked (not yet its benchmark's figures)."""
     path = folder / SCORES_FILE
-    if not path.is_file():
+    if not path.exists():  # a FIFO, a device or a folder there is named as such by `read_json`
         raise FileNotFoundError(f"{path}: missing; run `longform-eval score {folder}` first")
     scores = read_json(path, rescore(folder))
     if not isinstance(scores, dict) or not all(isinstance(scores.get(key), str) for key in ("benchmark", "model")):

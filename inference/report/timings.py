@@ -33,7 +33,7 @@ class Timings(Layout):
 def read_timings(folder: Path) -> list[dict[str, Any]]:
     """The invocations recorded in timings.json, oldest first; a DamagedFile naming the field if it is damaged."""
     path = Path(folder) / TIMINGS_FILE
-    if not path.is_file():
+    if not path.exists():  # a FIFO, a device or a folder there is named by `read_json`, never replaced
         return []
     document = read_json(path, REPAIR)
     check_layout(path, Timings, document, REPAIR)

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.guarded import DERIVED, read_cache_json
 from longform_eval.common.hashing import text_hash
 
 DERIVED_FILE = "derived.json"
 FORMAT = 1
-MAX_BYTES = 256 * 1024 * 1024  # a cache larger than this is not read (recomputed instead)
 
 
 class DerivedValues:
@@ -63,13 +63,8 @@ class DerivedValues:
 
 
 def read_derived(path: Path) -> dict[str, dict[str, Any]]:
-    """The cached values by kind and text hash; empty for a missing, oversized or damaged cache."""
-    try:
-        if not path.is_file() or path.is_symlink() or path.stat().st_size > MAX_BYTES:
-            return {}
-        document = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return {}
+    """The cached values by kind and text hash; empty for a missing, oversized or damaged cache (`read_cache_json`)."""
+    document = read_cache_json(path, DERIVED)
     values = document.get("values") if isinstance(document, dict) and document.get("format") == FORMAT else None
     if not isinstance(values, dict):
         return {}

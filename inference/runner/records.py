@@ -6,7 +6,8 @@ that fragment, so a resumed run neither loses a finished record nor repeats one.
 
 A log is appended to only if it is the folder's own file: one that is a symlink, has other hard links or is not a
 regular file is refused (`UnsafeLogFile`, never followed, truncated or written), as the folder's `.lock` is. Reading
-follows a symlink (a run in the Hugging Face cache is a folder of them) but refuses what is not a regular file.
+follows a symlink (a run in the Hugging Face cache is a folder of them) but goes through the guarded reader
+(`common.guarded`, kind LOG): streamed line by line, what is not a regular file or is too large is refused.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.guarded import LOG, UnreadableFile, iter_lines
 from longform_eval.common.user_errors import validation_problem
 
-from ..secret_values import scrubbed
+from ..secret_values import escaped_fields, scrubbed
 from .lock import not_own_file
 
 Typed = TypeVar("Typed", bound=BaseModel)
@@ -79,6 +82,21 @@ def drop_torn_tail(fd: int) -> None:
         os.ftruncate(fd, os.pread(fd, size, 0).rfind(b"\n") + 1)
 
 
+_DAMAGE_SAID: set[tuple[str, int, int]] = set()  # (log, first damaged line, how many): said once per process
+
+
+def say_damaged(path: Path, damaged: list[tuple[int, str]]) -> None:
+    """One warning line for the damaged records a log's reading skipped (a command reads a log many times): the
+    first with its problem, the others by line."""
+    said = (str(path), damaged[0][0], len(damaged)) if damaged else None
+    if said is None or said in _DAMAGE_SAID:
+        return
+    _DAMAGE_SAID.add(said)
+    (first, problem), others = damaged[0], [str(number) for number, _ in damaged[1:]]
+    more = f"; {len(others)} more skipped (line {', '.join(others[:5])}{', ...' if len(others) > 5 else ''})"
+    print(f"warning: {path}:{first}: damaged record skipped ({problem}){more if others else ''}", file=sys.stderr)
+
+
 class RecordLog:
     def __init__(self, path: Path, key_fields: tuple[str, ...]):
         self.path = path
@@ -103,25 +121,27 @@ class RecordLog:
 
     def numbered(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """(line number, record) for each record that `records` yields."""
-        try:
-            found = self.path.stat()
-        except FileNotFoundError:
+        if not self.path.exists():  # a broken link too: no records yet
             return
-        if not stat.S_ISREG(found.st_mode):  # a FIFO would block, /dev/zero never end
-            raise UnsafeLogFile(f"{self.path} is not a regular file; a run's log is a JSON Lines file")
-        with self.path.open("rb") as handle:
-            for number, line in enumerate(handle, 1):
+        damaged: list[tuple[int, str]] = []
+        try:
+            for number, line in iter_lines(self.path, LOG):  # a FIFO would block, /dev/zero never end
                 if not line.endswith(b"\n"):
                     break
                 if not line.strip():
                     continue
                 try:
-                    record = json.loads(line)
+                    record = loads_json(line)
                     self.key_of(record)
                 except (ValueError, KeyError, TypeError) as error:
-                    print(f"warning: {self.path}:{number}: damaged record skipped ({error})", file=sys.stderr)
+                    damaged.append((number, str(error)))
                     continue
                 yield number, record
+        except UnreadableFile as error:
+            where = f"{self.path}:{error.row}:" if error.row else str(self.path)
+            raise UnsafeLogFile(f"{where} {error.problem}; a run's log is a JSON Lines file") from None
+        finally:
+            say_damaged(self.path, damaged)
 
     def typed(self, model: type[Typed], number: int, record: dict[str, Any]) -> Typed:
         """Line `number`'s record as `model`; a RecordError names the file, the line and the field if it is not one."""
@@ -143,8 +163,10 @@ class RecordLog:
     def append(self, record: dict[str, Any]) -> None:
         """One whole line, on disk before this returns; an OSError (e.g. a full disk) names the file. Every string
         of the record is scrubbed of the secrets in use first (a server may echo a key inside a successful reply),
-        and a lone surrogate is written as its escape (`secret_values.scrubbed`)."""
-        record = scrubbed(record)
+        and a lone surrogate is written as its escape (`secret_values.scrubbed`), the record marked: its `escaped`
+        field names the fields so written."""
+        escaped = escaped_fields(record)
+        record = scrubbed(record) | ({"escaped": escaped} if escaped else {})
         try:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

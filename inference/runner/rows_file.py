@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_bytes_atomic
+from longform_eval.common.guarded import ROWS, read_cache_json
 
 from .config import RunConfig
 
 ROWS_FILE = "rows.json.gz"
 FORMAT = 1
-MAX_BYTES = 1024 * 1024 * 1024  # uncompressed: more than any benchmark's rows
 IDENTITY_FIELDS = (
     "benchmark",
     "benchmark_config",
@@ -52,17 +52,9 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
 
 
 def read_rows_file(path: Path) -> dict[str, Any] | None:
-    """The rows file's document; None where there is none, or it is not a regular file, too large or damaged."""
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None
-        with gzip.open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            return None
-        document = json.loads(data)
-    except (OSError, EOFError, ValueError, RecursionError):
-        return None
+    """The rows file's document; None where there is none, or it is not a regular file, too large (decompressed) or
+    damaged (`read_cache_json`)."""
+    document = read_cache_json(path, ROWS)
     return document if isinstance(document, dict) and document.get("format") == FORMAT else None
 
 

@@ -19,7 +19,7 @@ class SourceError(LongformEvalError, ValueError):
         self.path = Path(path)
         self.row = row
         self.field = field
-        where = str(self.path)
+        where = str(path)  # as given: a Path would fold the `//` of an `hf://datasets/...` source
         if row is not None:
             where += f":{row}"
         if field is not None:

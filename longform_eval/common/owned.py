@@ -16,6 +16,7 @@ from typing import Any
 
 from .atomic import write_text_atomic
 from .errors import OutputFileError
+from .guarded import HEAD, MARKER, UnreadableFile, read_cache_json, read_head
 
 
 def safe_names(value: Any) -> list[str] | None:
@@ -39,13 +40,7 @@ def write_listing(folder: Path, marker: str, fields: dict[str, Any], files: Iter
 
 def read_listing(folder: Path, marker: str) -> dict[str, Any] | None:
     """The marker in `folder` when it is a regular file holding a JSON object with a safe `files` list, else None."""
-    path = folder / marker
-    try:
-        if not stat.S_ISREG(path.lstat().st_mode):
-            return None
-        listing = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    listing = read_cache_json(folder / marker, MARKER)  # None: a symlink, no regular file, too large, not JSON
     if not isinstance(listing, dict) or safe_names(listing.get("files")) is None:
         return None
     return listing
@@ -150,9 +145,8 @@ def check_new_or_ours(path: str | Path, option: str, is_ours: Callable[[Path], b
 
 
 def starts_with(path: Path, prefix: bytes) -> bool:
-    """Whether the file at `path` begins with `prefix` (False if it cannot be read)."""
+    """Whether the file at `path` begins with `prefix` (False if it cannot be read or is no regular file)."""
     try:
-        with path.open("rb") as handle:
-            return handle.read(len(prefix)) == prefix
-    except OSError:
+        return read_head(path, HEAD, len(prefix)) == prefix
+    except (OSError, UnreadableFile):
         return False

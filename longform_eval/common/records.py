@@ -2,32 +2,28 @@
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from collections.abc import Hashable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .bounded_json import JsonRefused, loads_json
 from .errors import SourceError
+from .guarded import SOURCE, Kind, read_bytes
 
 INT32_MAX = 2**31 - 1
 BOM = "\ufeff"
 
 
-def read_text(path: Path) -> str:
-    """The whole file as text (a `.gz` file decompressed); a missing, unreadable, empty, binary or non-UTF-8 file is
-    a SourceError."""
-    if path.is_dir():
-        raise SourceError(path, None, None, "is a folder, expected a file")
-    if not path.is_file():
-        raise SourceError(path, None, None, "file not found")
+def read_text(path: Path, kind: Kind = SOURCE) -> str:
+    """The whole file as text (a `.gz` file decompressed), read through the guarded reader (a regular file within
+    `kind`'s ceiling); a missing, unreadable, empty, binary or non-UTF-8 file is a SourceError."""
     try:
-        data = path.read_bytes()
-        if path.suffix == ".gz":
-            data = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as error:  # a damaged .gz: BadGzipFile (an OSError), EOFError, zlib.error
-        raise SourceError(path, None, None, f"cannot be read ({getattr(error, 'strerror', None) or error})") from error
+        data = read_bytes(path, kind)
+    except FileNotFoundError:
+        raise SourceError(path, None, None, "file not found") from None
+    except OSError as error:
+        raise SourceError(path, None, None, f"cannot be read ({error.strerror or error})") from error
     if b"\0" in data:
         raise SourceError(path, line_at(data, data.index(b"\0")), None, "binary file (NUL byte); expected UTF-8 text")
     try:
@@ -50,7 +46,9 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
+        except JsonRefused as error:
+            raise SourceError(path, line_number, None, f"refused JSON ({error})") from None
         except json.JSONDecodeError as error:
             raise SourceError(path, line_number, None, f"invalid JSON ({error.msg})") from error
         if not isinstance(record, dict):
@@ -60,7 +58,9 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def read_json(path: Path) -> Any:
     try:
-        return json.loads(read_text(path))
+        return loads_json(read_text(path))
+    except JsonRefused as error:
+        raise SourceError(path, None, None, f"refused JSON ({error})") from None
     except json.JSONDecodeError as error:
         raise SourceError(path, error.lineno, None, f"invalid JSON ({error.msg})") from error
 

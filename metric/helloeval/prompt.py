@@ -12,6 +12,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
+from longform_eval.common.guarded import SETTINGS, read_bytes
+
 from ..words import word_tokenize
 from .upstream_runs import UpstreamModel
 
@@ -74,7 +76,7 @@ def load_prompt(path: str | None = None) -> ChecklistJudgePrompt:
     if path is None:
         text = resources.files(__package__).joinpath(PROMPT_FILE).read_text(encoding="utf-8")
     else:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_bytes(Path(path), SETTINGS).decode("utf-8")  # a regular file of at most 1 MiB
     return ChecklistJudgePrompt.model_validate(yaml.safe_load(text))
 
 

@@ -279,8 +279,8 @@ def settings_file(tmp_path: Path, kind: str) -> Path:
         ("recursive", "refused YAML: an alias refers to a value that holds it (line 1)"),
         ("deep", "refused YAML: nested too deeply"),
         ("large", f"larger than {MAX_SETTINGS_BYTES} bytes"),
-        ("fifo", "not a regular file"),
-        ("zero", "not a regular file"),
+        ("fifo", "is not a regular file (a FIFO, a device or a socket)"),
+        ("zero", "is not a regular file (a FIFO, a device or a socket)"),
         ("folder", "is a folder, expected a YAML file"),
     ],
 )

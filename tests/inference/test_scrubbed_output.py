@@ -13,6 +13,7 @@ import sys
 import httpx2
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.inference import secret_values
 from longform_eval.inference.hub.client import registers_token
 from longform_eval.inference.scrubbed_output import ScrubbedStream, scrubbed_output
 from longform_eval.inference.secret_values import register_secret, scrub
@@ -66,3 +67,14 @@ def test_a_console_that_is_not_utf8_shows_what_it_cannot_encode_escaped():
     ScrubbedStream(console).write("caf\u00e9 \ud800\n")
     console.flush()
     assert console.buffer.getvalue() == b"caf\\xe9 \\ud800\n"
+
+
+def test_a_file_keeps_a_link_s_query_a_message_masks_it():
+    """A model's answer may rightly hold a link with a query: records keep it; a printed message masks it."""
+    answer = "See https://example.com/search?q=otters&page=2 for more."
+    assert secret_values.scrubbed({"response": answer}) == {"response": answer}
+    assert "q=otters" not in secret_values.scrub(answer)
+    secret_values.register_secret("sk-a-registered-key-123")
+    leaked = "https://example.com/?key=sk-a-registered-key-123 and Authorization: Bearer anything-at-all"
+    assert "sk-a-registered-key-123" not in secret_values.scrubbed(leaked)
+    assert "anything-at-all" not in secret_values.scrubbed(leaked)

@@ -10,7 +10,6 @@ and when they are not there the context says so in one line.
 from __future__ import annotations
 
 import functools
-import gzip
 import json
 from collections.abc import Set
 from dataclasses import dataclass, field
@@ -18,6 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.guarded import SOURCE, iter_lines
 from longform_eval.dataset_builder.hellobench import NAME as HELLOBENCH
 from longform_eval.dataset_builder.hellobench import TASKS, read_rows, task_file
 from longform_eval.dataset_builder.sources import SOURCE_ENV, local_candidates
@@ -145,8 +146,8 @@ def released_verdicts(source: Path, model: str) -> tuple[dict[str, Any], ...]:
     """The released verdict records of `model`, task by task, in file order."""
     records = []
     for task in TASKS:
-        with gzip.open(source / JUDGEMENTS / model / f"{task}_results.jsonl.gz", "rt", encoding="utf-8") as handle:
-            records += [json.loads(line) for line in handle if line.strip()]
+        path = source / JUDGEMENTS / model / f"{task}_results.jsonl.gz"
+        records += [loads_json(line) for _, line in iter_lines(path, SOURCE) if line.strip()]
     return tuple(records)
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.guarded import MARKER, read_cache_json
 from longform_eval.dataset_builder.folder import package_version
 
 HASHES = ".plots.json"
-MAX_BYTES = 1024 * 1024
 
 
 def drawn_once(draw: Callable[..., Any]) -> Callable[..., Any]:
@@ -39,11 +39,5 @@ def drawn_once(draw: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def drawn_hashes(folder: Path) -> dict[str, str]:
-    path = folder / HASHES
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_BYTES:
-            return {}
-        found = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return {}
+    found = read_cache_json(folder / HASHES, MARKER)
     return {k: v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}

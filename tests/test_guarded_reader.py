@@ -1,0 +1,287 @@
+"""The guarded reader (`common.guarded`, `common.bounded_json`): every file a user hands in is a regular file within
+its kind's ceiling, streamed where the format allows, JSON bounded in depth and integer size; each refusal is one
+error naming the file, at once and in bounded memory."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+import resource
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from longform_eval.common import guarded
+from longform_eval.common.bounded_json import MAX_DEPTH, MAX_INT_DIGITS, JsonRefused, loads_json
+from longform_eval.common.errors import LongformEvalError, SourceError
+from longform_eval.common.guarded import (
+    LINE_CEILING,
+    LOG,
+    SETTINGS,
+    Kind,
+    UnreadableFile,
+    iter_lines,
+    read_bytes,
+    read_cache,
+    read_cache_json,
+    read_head,
+)
+from longform_eval.common.hashing import files_hash
+
+SPARSE_BYTES = 2 * 1024**3
+DEEP = "[" * 100_000 + "]" * 100_000
+TINY = Kind("test file", 1024, "a test's ceiling")
+
+
+@contextmanager
+def bounded(seconds: int = 10, memory_mib: int = 200) -> Iterator[None]:
+    """Fail the block if it blocks or runs past `seconds`, or if this process's peak RSS grows past `memory_mib`."""
+
+    def late(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.alarm(seconds)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mib < memory_mib, f"peak memory grew by {grown_mib:.0f} MiB"
+
+
+def sparse(path: Path, size: int = SPARSE_BYTES) -> Path:
+    with path.open("wb") as handle:
+        handle.truncate(size)
+    return path
+
+
+def one_line(error: BaseException) -> str:
+    text = str(error)
+    assert "\n" not in text
+    return text
+
+
+@pytest.mark.parametrize("reader", [read_bytes, lambda path, kind: list(iter_lines(path, kind))])
+def test_a_fifo_is_refused_at_once_naming_it(tmp_path, reader):
+    fifo = tmp_path / "labels.jsonl"
+    os.mkfifo(fifo)
+    with bounded(), pytest.raises(UnreadableFile) as caught:
+        reader(fifo, LOG)
+    assert one_line(caught.value) == f"{fifo}: is not a regular file (a FIFO, a device or a socket)"
+
+
+@pytest.mark.parametrize("reader", [read_bytes, lambda path, kind: list(iter_lines(path, kind))])
+def test_dev_zero_and_a_link_to_it_are_refused_at_once(tmp_path, reader):
+    link = tmp_path / "scores.json"
+    link.symlink_to("/dev/zero")
+    for path in (Path("/dev/zero"), link):
+        with bounded(), pytest.raises(UnreadableFile, match="is not a regular file"):
+            reader(path, LOG)
+
+
+def test_a_sparse_2_gb_file_is_refused_by_its_size_without_being_read(tmp_path):
+    path = sparse(tmp_path / "generations.jsonl")
+    with bounded(seconds=2, memory_mib=20), pytest.raises(UnreadableFile) as caught:
+        list(iter_lines(path, LOG))
+    assert f"larger than {LOG.ceiling} bytes" in one_line(caught.value)
+    assert LOG.why in str(caught.value)
+
+
+def test_a_folder_is_named_as_one(tmp_path):
+    with pytest.raises(UnreadableFile, match="is a folder, expected a YAML file"):
+        read_bytes(tmp_path, SETTINGS)
+
+
+def test_a_file_that_grows_past_its_ceiling_is_refused_after_ceiling_plus_one_bytes(tmp_path, monkeypatch):
+    path = tmp_path / "grows.json"
+    path.write_bytes(b"x" * 10)
+    monkeypatch.setattr(guarded, "refusal", lambda found, kind: None)  # as if it grew after fstat
+    path.write_bytes(b"x" * 2000)
+    with pytest.raises(UnreadableFile, match="larger than 1024 bytes"):
+        read_bytes(path, TINY)
+
+
+def test_a_gzip_bomb_is_refused_by_what_it_decompresses_to(tmp_path):
+    bomb = tmp_path / "rows.json.gz"
+    with gzip.open(bomb, "wb") as handle:
+        for _ in range(64):
+            handle.write(b"\0" * (1024 * 1024))
+    assert bomb.stat().st_size < 200_000
+    kind = Kind("rows file", 8 * 1024 * 1024, "test")
+    with bounded(memory_mib=60), pytest.raises(UnreadableFile, match="larger than 8388608 bytes \\(decompressed"):
+        read_bytes(bomb, kind)
+    with bounded(memory_mib=60), pytest.raises(UnreadableFile, match="decompressed"):
+        list(iter_lines(bomb, kind))
+
+
+def test_a_gzip_file_is_read_as_stored_when_asked_to(tmp_path):
+    path = tmp_path / "rows.json.gz"
+    path.write_bytes(gzip.compress(b"{}"))
+    assert read_bytes(path, LOG) == b"{}"
+    assert read_bytes(path, LOG, decompress=False) == path.read_bytes()
+
+
+def test_a_damaged_gzip_file_is_one_line(tmp_path):
+    path = tmp_path / "task_results.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"id": "a"}\n')[:-6])
+    with pytest.raises(UnreadableFile, match="cannot be read as gzip"):
+        list(iter_lines(path, LOG))
+
+
+def test_lines_are_streamed_with_a_torn_last_line_kept_and_a_line_past_the_ceiling_refused(tmp_path, monkeypatch):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"a": 1}\n\n{"a": 2')
+    assert list(iter_lines(path, LOG)) == [(1, b'{"a": 1}\n'), (2, b"\n"), (3, b'{"a": 2')]
+    monkeypatch.setattr(guarded, "LINE_CEILING", 4)
+    with pytest.raises(UnreadableFile) as caught:
+        list(iter_lines(path, LOG))
+    assert caught.value.row == 1 and f"{path}:1: a line longer than 4 bytes" in str(caught.value)
+    assert LINE_CEILING >= 4 * 1024 * 1024  # a response of a million tokens fits one line
+
+
+def test_a_symlink_is_followed_by_readers_and_refused_by_caches(tmp_path):
+    target = tmp_path / "target.json"
+    target.write_text('{"value": 1}')
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert read_bytes(link, SETTINGS) == b'{"value": 1}'
+    assert read_cache(link, SETTINGS) is None
+    assert read_cache_json(target, SETTINGS) == {"value": 1}
+    with pytest.raises(UnreadableFile, match="is a symlink"):
+        read_bytes(link, SETTINGS, follow_symlinks=False)
+
+
+@pytest.mark.parametrize("content", [b"{", DEEP.encode(), b'{"n": ' + b"9" * 400 + b"}", b"\xff"])
+def test_a_cache_that_is_damaged_or_hostile_is_none(tmp_path, content):
+    path = tmp_path / "cache.json"
+    path.write_bytes(content)
+    assert read_cache_json(path, LOG) is None
+    assert read_cache_json(tmp_path / "missing.json", LOG) is None
+
+
+def test_the_sqlite_header_is_read_only_from_a_regular_file(tmp_path):
+    fifo = tmp_path / "votes.sqlite"
+    os.mkfifo(fifo)
+    with bounded(), pytest.raises(UnreadableFile, match="not a regular file"):
+        read_head(fifo, LOG, 16)
+    assert read_head(sparse(tmp_path / "big.sqlite", 1 << 20), LOG, 16) == b"\0" * 16
+
+
+# ----- JSON: depth and integer ceilings ----------------------------------------------------------------------
+def test_json_nested_100000_deep_is_refused_at_once():
+    with bounded(seconds=5), pytest.raises(JsonRefused, match=f"nested more than {MAX_DEPTH} levels deep"):
+        loads_json(DEEP)
+    with pytest.raises(JsonRefused):
+        loads_json('{"a": ' * 100_000 + "1" + "}" * 100_000)
+
+
+def test_json_nested_past_the_ceiling_but_within_pythons_recursion_is_refused_too():
+    """900 levels parse in Python, then break the recursive code that reads them (pydantic, non_finite, dumps)."""
+    with pytest.raises(JsonRefused):
+        loads_json("[" * 900 + "]" * 900)
+    with pytest.raises(JsonRefused):
+        loads_json("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    assert loads_json("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
+    assert loads_json('["' + "[{" * 500 + '"]') == ["[{" * 500]  # brackets inside a string are no nesting
+
+
+def test_an_integer_past_the_ceiling_is_refused_and_one_within_it_read():
+    with pytest.raises(JsonRefused, match="an integer of 400 digits"):
+        loads_json('{"checklist_scores": [' + "1" * 400 + "]}")
+    assert loads_json(str(2**64)) == 2**64  # 20 digits
+    assert loads_json("-" + "9" * MAX_INT_DIGITS) == -int("9" * MAX_INT_DIGITS)
+    with pytest.raises(JsonRefused):
+        loads_json("-" + "9" * (MAX_INT_DIGITS + 1))
+
+
+def test_json_refusals_are_the_toolkits_value_errors():
+    assert issubclass(JsonRefused, LongformEvalError) and issubclass(JsonRefused, ValueError)
+    assert issubclass(UnreadableFile, SourceError)
+
+
+def test_a_wide_document_parses_in_time_comparable_to_json():
+    document = "[" + ",".join(['{"a": [1, 2], "b": "x"}'] * 50_000) + "]"
+    began = time.perf_counter()
+    assert len(loads_json(document)) == 50_000
+    assert time.perf_counter() - began < 2
+
+
+# ----- file hashes: streamed, guarded ------------------------------------------------------------------------
+def test_a_file_hash_never_reads_a_fifo_device_or_oversized_file_and_marks_each(tmp_path):
+    (tmp_path / "a.json").write_text("{}")
+    os.mkfifo(tmp_path / "b.json")
+    (tmp_path / "c.json").symlink_to("/dev/zero")
+    sparse(tmp_path / "d.json")
+    paths = [tmp_path / name for name in ("a.json", "b.json", "c.json", "d.json", "missing.json")]
+    with bounded(seconds=5, memory_mib=50):
+        first = files_hash("header", paths, LOG)
+    assert first == files_hash("header", paths, LOG)
+    (tmp_path / "a.json").write_text("[]")
+    assert files_hash("header", paths, LOG) != first
+
+
+def test_a_file_hash_that_does_not_follow_links_hashes_the_link_target_name(tmp_path):
+    target = tmp_path / "target"
+    target.write_text("x")
+    (tmp_path / "log.jsonl").symlink_to(target)
+    linked = files_hash("h", [tmp_path / "log.jsonl"], LOG, follow_symlinks=False)
+    expected = hashlib.sha256(b"h\0log.jsonl\0\0not read\0" + str(target).encode() + b"\0\0end\0").hexdigest()
+    assert linked == expected
+
+
+# ----- layout: every reader of a user's file goes through the guard -------------------------------------------
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("longform_eval", "dataset_builder", "metric", "inference", "spaces", "cards")
+RAW_READ = re.compile(r"json\.loads?\(|\.read_text\(|\.read_bytes\(|gzip\.open\(|\.open\(\"rb?\"|\.open\(encoding=")
+PACKAGE_DATA = "package data or this package's own install, never a user's file"
+REPLY = "a judge's reply or a request body held in memory, not a file"
+ALLOWED = {  # file: (lines with a raw read, why none reads a user's file; a new one fails until routed or listed)
+    "longform_eval/common/bounded_json.py": (1, "the bounded parser itself"),
+    "longform_eval/common/install.py": (3, PACKAGE_DATA),
+    "longform_eval/registry/declarations.py": (1, PACKAGE_DATA),
+    "metric/package_yaml.py": (1, PACKAGE_DATA),
+    "metric/helloeval/prompt.py": (1, PACKAGE_DATA + " (a prompt file a user names goes through the guard)"),
+    "metric/helloeval/weights.py": (1, PACKAGE_DATA),
+    "metric/space_app.py": (2, PACKAGE_DATA + " (its card), and a JSON round trip of a computed result"),
+    "inference/report/sections/context.py": (1, PACKAGE_DATA + " (the embedded judge's agreement file)"),
+    "inference/backends/local.py": (1, "the chunks of the embedded model, installed packages' data"),
+    "inference/hub/release_plan.py": (2, PACKAGE_DATA + " (a Space's files), and a built dataset folder uploaded"),
+    "inference/hub/snapshot.py": (1, "the Hugging Face cache's own ref file, a commit hash"),
+    "inference/hub/push_run.py": (3, "a run folder's files read whole to upload them, once its readers took it"),
+    "metric/helloeval/parser.py": (3, REPLY),
+    "metric/longbench_write/judge.py": (1, REPLY),
+    "metric/pairwise/judge.py": (1, REPLY),
+    "inference/backends/serve.py": (1, REPLY),
+    # to route (`loads_json(read_bytes(folder / "genai_config.json", SETTINGS))`): a model folder's genai_config.json,
+    # which onnxruntime reads too
+    "inference/backends/ort_backend.py": (1, "a model folder's config, not a run's or a label's file"),
+    "inference/backends/ort_decoder.py": (2, "a model folder's config, not a run's or a label's file"),
+    "inference/backends/ort_sampling.py": (1, "a model folder's config, not a run's or a label's file"),
+}
+
+
+def raw_reads() -> dict[str, int]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            count = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if RAW_READ.search(line))
+            if count:
+                found[path.relative_to(REPO).as_posix()] = count
+    return found
+
+
+def test_no_module_reads_a_file_past_the_guarded_reader():
+    """A new command gets the guard by using it: a raw read (json.load, read_text, read_bytes, gzip.open, open for
+    reading) anywhere else is a failure here, until it is routed through `common.guarded` or listed with its reason."""
+    found = raw_reads()
+    unlisted = {path: count for path, count in found.items() if count > ALLOWED.get(path, (0, ""))[0]}
+    assert unlisted == {}, "route these reads through longform_eval.common.guarded (or list them, with why)"
