@@ -14,7 +14,7 @@ from .registry import BUILDERS, build
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     builder = subparsers.add_parser("build", help="build a benchmark into a Hub-ready dataset folder")
-    builder.add_argument("name", choices=sorted(BUILDERS))
+    builder.add_argument("name", choices=sorted(BUILDERS), help="the benchmark to build")
     builder.add_argument(
         "--source",
         type=source_folder,
@@ -58,11 +58,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     builder.set_defaults(handler=run_build)
 
     push = subparsers.add_parser("push", help="upload a built dataset folder to the Hugging Face Hub")
-    push.add_argument("folder", type=Path)
-    push.add_argument("--repo-id", required=True)
+    push.add_argument("folder", type=Path, help="a dataset folder `longform-eval build` wrote")
+    push.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="the Hub dataset repo to upload to")
     push.add_argument("--revision", help="branch to push to (created if missing)")
     push.add_argument("--message", help="commit message")
-    push.add_argument("--private", action="store_true")
+    push.add_argument("--private", action="store_true", help="create the repo private (an existing repo keeps its own)")
     push.add_argument("--dry-run", action="store_true", help="list the files that would be uploaded")
     push.set_defaults(handler=run_push)
 

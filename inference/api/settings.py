@@ -33,30 +33,88 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    limit: Rows | None = None
-    per_group: Rows | None = None
-    subcategory: tuple[str, ...] = ()
-    shortest: StrictBool = False
-    max_new_tokens: Tokens | None = None
-    temperature: Temperature | None = None
-    chat_template: StrictBool | None = None
-    judge_max_new_tokens: Tokens | None = None
-    judge_temperature: Temperature | None = None
-    judge_attempts: Annotated[StrictInt, Field(ge=1), AfterValidator(JUDGE_ATTEMPTS.check)] | None = None
-    judge_samples: Annotated[StrictInt, Field(ge=1), AfterValidator(JUDGE_SAMPLES.check)] | None = None
-    parser: str | None = None
-    constrained_judge: StrictBool | None = None
-    strip_think: StrictBool = True
-    baseline: str | None = None
-    benchmark_args: dict[str, Any] = {}
-    model_args: dict[str, Any] = {}
-    judge_args: dict[str, Any] = {}
-    dataset: str | None = None
-    dataset_revision: str | None = None
-    source: str | None = None
-    force: StrictBool = False
-    name: str | None = None  # the model's display name (RunConfig.name); a label, never part of a record's key
-    judge_name: str | None = None  # the judge's display name (RunConfig.judge_name)
+    limit: Rows | None = Field(None, description="the first N rows of the benchmark config (default: all rows)")
+    per_group: Rows | None = Field(
+        None, description="the first N rows of each group: task, scenario, ... (default: all rows)"
+    )
+    subcategory: tuple[str, ...] = Field(
+        (),
+        description="keep only the rows whose group or subgroup (task, subcategory, scenario, ...) is this; several "
+        "for several (default: every group)",
+    )
+    shortest: StrictBool = Field(
+        False,
+        description="with a row limit: take the rows quickest to evaluate first (shortest prompt; LongGenBench: "
+        "earliest check, so that a short output is scored) instead of the first ones",
+    )
+    max_new_tokens: Tokens | None = Field(
+        None,
+        description="new tokens per answer (default: the paper's limit for the benchmark config; HelloBench's main "
+        "configs: upstream run.py's limit for the model, matched on the model's name, and its most common limit for a "
+        "model it did not run)",
+    )
+    temperature: Temperature | None = Field(
+        None, description="the model's sampling temperature (default: the paper's for the benchmark)"
+    )
+    chat_template: StrictBool | None = Field(
+        None, description="apply the model's chat template (default: as the paper did; a change is a deviation)"
+    )
+    judge_max_new_tokens: Tokens | None = Field(
+        None, description="the judge's max new tokens per reply (default: the paper's judge limit for the benchmark)"
+    )
+    judge_temperature: Temperature | None = Field(
+        None, description="the judge's sampling temperature (default: the paper's judge temperature)"
+    )
+    judge_attempts: Annotated[StrictInt, Field(ge=1), AfterValidator(JUDGE_ATTEMPTS.check)] | None = Field(
+        None, description="attempts per judge call until its reply parses (default: the paper's)"
+    )
+    judge_samples: Annotated[StrictInt, Field(ge=1), AfterValidator(JUDGE_SAMPLES.check)] | None = Field(
+        None,
+        description="judge every call K times with seeds seed, seed+1, ...; the row score is the mean of its scored "
+        "samples, and scores.json says how much of each figure's variance is the judge's (default: 1)",
+    )
+    parser: str | None = Field(
+        None,
+        description="judge output parser (default: the paper's, e.g. upstream; variants per benchmark: lenient, "
+        "strict, ...)",
+    )
+    constrained_judge: StrictBool | None = Field(
+        None,
+        description="constrain judge replies to the benchmark's JSON schema (default: on for local:, off otherwise; "
+        "on is a deviation from the paper)",
+    )
+    strip_think: StrictBool = Field(
+        True, description="strip <think>...</think> from answers before judging and scoring (default: True)"
+    )
+    baseline: str | None = Field(
+        None,
+        description="pairwise benchmarks: the answers to compare with, 'reference' (the dataset's reference answers) "
+        "or a run folder of another model (default: none; a pairwise run needs one)",
+    )
+    benchmark_args: dict[str, Any] = Field({}, description="benchmark options, typed and checked (default: none)")
+    model_args: dict[str, Any] = Field({}, description="the model's backend options (default: none)")
+    judge_args: dict[str, Any] = Field({}, description="the judge's backend options (default: none)")
+    dataset: str | None = Field(
+        None, description="dataset folder or Hub repo id (default: built from the source files)"
+    )
+    dataset_revision: str | None = Field(
+        None, description="Hub revision (branch, tag or commit) of the dataset (default: the Hub's default branch)"
+    )
+    source: str | None = Field(
+        None,
+        description="source folder for the default dataset build, as in `longform-eval build` (default: "
+        "$LONGFORM_EVAL_SOURCE/NAME if set, else a download of the pinned upstream commit)",
+    )
+    force: StrictBool = Field(
+        False,
+        description="continue a run folder even if its configuration changed: calls of a new model, judge or "
+        "setting are made beside the old records (default: refuse)",
+    )
+    # Display names are labels, never part of a record's key.
+    name: str | None = Field(None, description="the model's display name in tables and plots (default: BACKEND:MODEL)")
+    judge_name: str | None = Field(
+        None, description="the judge's display name in tables and plots (default: BACKEND:MODEL)"
+    )
 
     @field_validator("name", "judge_name")
     @classmethod

@@ -13,6 +13,7 @@ from longform_eval.common.arg_types import out_folder, source_folder
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 
+from ..api.config_build import backend_spec, constrained_judge
 from ..benchmarks.base import sampling_config
 from ..config import GenerationConfig
 from ..limits import JUDGE_ATTEMPTS, NEW_TOKENS, ROWS
@@ -28,7 +29,7 @@ from ..runner.judge_agreement import (
     released_verdicts,
 )
 from ..runner.lock import lock_run_folder
-from .args import add_backend_arguments, constrained_judge, judge_spec
+from .args import add_backend_arguments, flag_options
 
 DEFAULT_OUT = Path("runs/judge-agreement")
 AGREEMENT_FILES = ("judgements.jsonl", "agreement.json")  # an earlier judge-agreement folder holds one of them
@@ -41,14 +42,25 @@ def add_agreement_command(subparsers: argparse._SubParsersAction) -> None:
         "flip rate, confusion matrix (calibrate a judge before trusting it)",
     )
     add_backend_arguments(command, "judge", "to calibrate (required), e.g. local:default or openai:gpt-4o")
+    prompt = load_pairwise_prompt().judge
     command.add_argument(
-        "--mode", choices=["pairwise", "single"], default="pairwise", help="judge mode (default pairwise)"
+        "--mode", choices=["pairwise", "single"], default="pairwise", help="judge mode (default: %(default)s)"
     )
-    command.add_argument("--limit", type=ROWS.argument(), help="the first N items (default all 999)")
-    command.add_argument("--judge-max-new-tokens", type=NEW_TOKENS.argument(), help="override the judge's max tokens")
-    command.add_argument("--judge-attempts", type=JUDGE_ATTEMPTS.argument(), help="attempts per call until it parses")
+    command.add_argument("--limit", type=ROWS.argument(), help="the first N items (default: all 999)")
     command.add_argument(
-        "--constrained-judge", choices=["on", "off"], help="JSON-schema judging (default: on for local:, off otherwise)"
+        "--judge-max-new-tokens",
+        type=NEW_TOKENS.argument(),
+        help=f"the judge's max new tokens per reply (default: {prompt.max_tokens}, the pairwise judge prompt's)",
+    )
+    command.add_argument(
+        "--judge-attempts",
+        type=JUDGE_ATTEMPTS.argument(),
+        help=f"attempts per call until it parses (default: {prompt.attempts}, the pairwise judge prompt's)",
+    )
+    command.add_argument(
+        "--constrained-judge",
+        choices=["on", "off"],
+        help="JSON-schema judging (default: on for local:, off otherwise)",
     )
     command.add_argument(
         "--source",
@@ -68,16 +80,17 @@ def judge_settings(args: argparse.Namespace) -> tuple[GenerationConfig, int]:
 
 
 def command_agreement(args: argparse.Namespace) -> int:
-    judge = judge_spec(args, None)
-    if judge is None:
+    if args.judge is None:
         raise ValueError("pass --judge BACKEND:MODEL, the judge to calibrate")
+    judge = backend_spec(args.judge, flag_options(args.judge, args.judge_arg, args.judge_config, "judge"), "judge")
     folder = pandalm_folder(args.source)
     items = read_items(folder)[: args.limit]
     out = args.out or DEFAULT_OUT / re.sub(r"[^A-Za-z0-9_.-]+", "-", judge.name).strip("-")
     check_writable_folder(out, "a judge-agreement folder", AGREEMENT_FILES)  # never over someone else's files
     lock_run_folder(out)  # one writer of judgements.jsonl at a time
     settings, attempts = judge_settings(args)
-    runner = AgreementJudge(out, judge, settings, attempts, constrained_judge(args, judge))
+    constrained = constrained_judge(None if args.constrained_judge is None else args.constrained_judge == "on", judge)
+    runner = AgreementJudge(out, judge, settings, attempts, constrained)
     calls = item_calls(items, args.mode)
     failed = runner.run(calls)
     figures = agreement_figures(items, parsed(calls, runner.completions()), args.mode, released_verdicts(folder))
@@ -88,17 +101,38 @@ def command_agreement(args: argparse.Namespace) -> int:
     print("\n".join(lines))
     print(f"\n{out / 'agreement.md'}")
     if failed:
-        print(
-            f"{failed} judge calls failed and stay pending; run the same command again to retry them", file=sys.stderr
-        )
+        print(failure_lines(runner, failed, len(calls)), file=sys.stderr)
         return 1
     return 0
 
 
+def failure_lines(runner: AgreementJudge, failed: int, calls: int) -> str:
+    """Why calls failed (the commonest errors), where they are logged, and what to do; when every call failed, that
+    the judge has no figures."""
+    reasons = "; ".join(f"{error} ({count}x)" for error, count in runner.failed.most_common(3))
+    where = runner.failures.path
+    if not runner.completions():
+        return (
+            f"every judge call failed ({failed} of {calls}): {reasons}. The judge has no agreement figures (only the "
+            f"released judges'); the failures are logged in {where}. Fix the judge and run the same command again."
+        )
+    return (
+        f"{failed} judge calls failed and stay pending: {reasons} (logged in {where}); run the same command again to "
+        "retry them"
+    )
+
+
 def agreement_row(name: str, figures: dict[str, Any]) -> tuple:
-    """A judge's row: agreement and Cohen's kappa, each with its 95% interval over items."""
-    rates = (fmt_figure(figures, key, figures[key], digits=3) for key in ("agreement", "cohen_kappa"))
+    """A judge's row: agreement and Cohen's kappa, each with its 95% interval over items (or why it has none)."""
+    rates = (figure_with_note(figures, key) for key in ("agreement", "cohen_kappa"))
     return (name, figures["n"], *rates, figures["n_unscored"])
+
+
+def figure_with_note(figures: dict[str, Any], key: str) -> str:
+    """`0.716 [0.687, 0.743]`, or `1.000 [no interval: why]` where the results file says why it has none."""
+    text = fmt_figure(figures, key, figures[key], digits=3)
+    note = (figures.get("interval_notes") or {}).get(key)
+    return text.replace("[no interval]", f"[no interval: {note}]") if note else text
 
 
 def figure(document: dict[str, Any], name: str) -> str:

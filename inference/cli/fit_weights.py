@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.guarded import DOCUMENT, read_cache_json
 from longform_eval.common.owned import check_new_or_ours, starts_with
 from longform_eval.dataset_builder.hellobench_weights import dump_weights
 
@@ -73,10 +74,7 @@ def check_outputs(out: Path, report: Path | None) -> None:
 
 def is_fit_report(path: Path) -> bool:
     """Whether `path` holds a report `fit-weights` writes: a non-empty {subcategory: {n, r2, mse, weights}}."""
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
+    report = read_cache_json(path, DOCUMENT)  # None: not a regular file, too large, not JSON within bounds
     return (
         isinstance(report, dict)
         and bool(report)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
@@ -51,8 +51,22 @@ class CommandLineError(LongformEvalError, ValueError):
     """A command line argparse refuses (an unknown option, a value of the wrong type or range)."""
 
 
+class DefaultShown(argparse.HelpFormatter):
+    """An option's help ends with its default when the help does not say it (a flag's default is its absence)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.nargs == 0 or action.default in (None, argparse.SUPPRESS) or "default" in text.lower():
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a refused command line is one line (no usage block) and reaches `main` as an exception."""
+    """argparse, but a refused command line is one line (no usage block) and reaches `main` as an exception; every
+    command's help shows its options' defaults (`DefaultShown`)."""
+
+    def __init__(self, *args: Any, formatter_class: type[argparse.HelpFormatter] = DefaultShown, **kwargs: Any):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise CommandLineError(f"{self.prog}: error: {message}")

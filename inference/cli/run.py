@@ -10,6 +10,7 @@ from typing import Any
 
 from longform_eval.common.arg_types import out_folder
 
+from ..api.config_build import build_config
 from ..api.judge_changes import judge_changes as api_judge_changes
 from ..api.settings import JUDGE_SETTINGS, settings_from
 from ..api.stages import DEFAULT_OUT, StageClock, execute, judge_folder, score_folder
@@ -31,42 +32,36 @@ from ..runner.run import read_config
 from ..secret_values import scrub
 from .args import (
     DEFAULT_BENCHMARKS,
-    add_model_arguments,
-    add_power_arguments,
-    add_selection_arguments,
-    build_config,
+    DEFAULT_MODEL,
+    add_judge_arguments,
+    add_run_arguments,
     options_from,
+    run_settings,
     settings_of,
 )
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     run = subparsers.add_parser("run", help="generate -> judge -> score -> report (resumable)")
-    add_selection_arguments(run)
-    add_model_arguments(run)
-    run.add_argument("--out", type=out_folder, help=f"run folder (default {DEFAULT_OUT}/<benchmark>)")
-    run.add_argument("--force", action="store_true", help="continue a run even if its configuration changed")
-    run.add_argument("--dry-run", action="store_true", help="print the calls it would make, and stop")
-    add_power_arguments(run)
+    add_run_arguments(run)
     run.set_defaults(handler=lambda a: command_run(a, stages=("generate", "judge", "score", "report")))
 
     generate = subparsers.add_parser("generate", help="only generate (resumable)")
-    add_selection_arguments(generate)
-    add_model_arguments(generate)
-    generate.add_argument("--out", type=out_folder, required=True)
-    generate.add_argument("--force", action="store_true")
-    generate.add_argument("--dry-run", action="store_true")
-    add_power_arguments(generate)
+    add_run_arguments(generate)
     generate.set_defaults(handler=lambda a: command_run(a, stages=("generate",)))
 
-    judge = subparsers.add_parser("judge", help="judge the generations of a run folder (resumable)")
-    judge.add_argument("folder", type=Path)
-    add_model_arguments(judge, judge_only=True)
-    judge.add_argument("--force", action="store_true", help="judge with a new judge or settings beside the old")
+    judge = subparsers.add_parser(
+        "judge",
+        help="judge the generations of a run folder (resumable)",
+        description="Judge the generations of a run folder (resumable); a setting not given stays as the folder's "
+        "config.yaml has it.",
+    )
+    judge.add_argument("folder", type=Path, help="the run folder whose generations to judge")
+    add_judge_arguments(judge)
     judge.set_defaults(handler=command_judge)
 
     score = subparsers.add_parser("score", help="compute scores.json of a run folder")
-    score.add_argument("folder", type=Path)
+    score.add_argument("folder", type=Path, help="the run folder to score")
     score.set_defaults(handler=command_score)
 
     report = subparsers.add_parser("report", help="write report.md + plots; several folders: a leaderboard")
@@ -95,7 +90,10 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
 def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
     demo = not args.model and not args.benchmark
     benchmarks = args.benchmark or list(DEFAULT_BENCHMARKS)
-    configs = [(name, build_config(args, name, demo)) for name in benchmarks]  # every option checked first
+    model, judge = args.model or DEFAULT_MODEL, args.judge or (DEFAULT_MODEL if demo else None)
+    settings = run_settings(args, model, judge)
+    run = args.command == "run"
+    configs = [(name, build_config(name, model, judge, settings, demo, run)) for name in benchmarks]  # checked first
     power = power_reference(args, [config for _, config in configs])
     backends = SharedBackends()
     done: list[tuple[Run, StageClock]] = []

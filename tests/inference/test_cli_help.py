@@ -1,0 +1,126 @@
+"""Issue 39: every option of every command has help, and shows its default; the settings' flags are generated from
+the Python API's typed settings (RunSettings), so that the command line and the API agree on every default."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import longform_eval as le
+from longform_eval.inference.api.settings import RunSettings
+from longform_eval.inference.api.stages import DEFAULT_OUT
+from longform_eval.inference.cli import main, parser
+from longform_eval.inference.cli.args import run_settings, settings_of
+from longform_eval.inference.cli.setting_flags import BACKEND_OPTIONS, flag_of
+
+RUN_COMMANDS = ("run", "generate")
+
+
+def commands() -> dict[str, argparse.ArgumentParser]:
+    root = parser()
+    subparsers = next(action for action in root._actions if isinstance(action, argparse._SubParsersAction))
+    return {"longform-eval": root, **subparsers.choices}
+
+
+def arguments(command: argparse.ArgumentParser) -> Iterator[tuple[argparse.Action, str]]:
+    """Each option and positional of a command (--help and --version aside) with its help as printed."""
+    formatter = command._get_formatter()
+    for action in command._actions:
+        if not isinstance(action, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)):
+            yield action, formatter._expand_help(action) if action.help else ""
+
+
+def action_of(command: str, flag: str) -> tuple[argparse.Action, str]:
+    return next((action, text) for action, text in arguments(commands()[command]) if flag in action.option_strings)
+
+
+def test_every_option_and_positional_of_every_command_has_help():
+    missing = [
+        f"{name} {action.option_strings or action.dest}"
+        for name, command in commands().items()
+        for action, text in arguments(command)
+        if not text.strip()
+    ]
+    assert not missing
+
+
+def test_every_option_with_a_default_shows_it():
+    """A value's default is printed (argparse's, or the help's own `default:`); a flag's default is its absence."""
+    hidden = [
+        f"{name} {action.option_strings}: {text}"
+        for name, command in commands().items()
+        for action, text in arguments(command)
+        if action.option_strings and action.nargs != 0 and action.default is not None and "default" not in text
+    ]
+    assert not hidden
+    assert (
+        "(default: 127.0.0.1" in action_of("serve", "--host")[1]
+        and "(default: 8000)" in action_of("serve", "--port")[1]
+    )
+
+
+@pytest.mark.parametrize("command", RUN_COMMANDS)
+def test_every_setting_of_the_api_is_a_flag_with_its_description(command):
+    """A field added to RunSettings gets its flag, with the field's description as its help."""
+    for name, field in RunSettings.model_fields.items():
+        action, text = action_of(command, flag_of(name))
+        assert action.nargs == 0 or "default" in text, name
+        if name not in ("strip_think", *BACKEND_OPTIONS):  # an on/off flag and `--ROLE-arg` say it their own way
+            assert text.startswith(field.description), name
+
+
+@pytest.mark.parametrize("command", RUN_COMMANDS)
+def test_the_command_line_defaults_are_the_api_defaults(command):
+    args = parser().parse_args([command])
+    assert run_settings(args, model=None, judge=None) == RunSettings()
+    judged = parser().parse_args(["judge", "runs/x"])
+    assert settings_of(judged) == {"force": False}  # nothing else given: the folder keeps what it stores
+
+
+def test_flags_become_the_api_settings_they_name():
+    argv = ["run", "--chat-template", "off", "--no-strip-think", "--subcategory", "chat", "--subcategory", "qa"]
+    argv += ["--benchmark-arg", "prompt_format=chat", "--temperature", "0", "--per-group", "2", "--shortest"]
+    given = run_settings(parser().parse_args(argv), model=None, judge=None)
+    assert given.chat_template is False and given.strip_think is False and given.shortest is True
+    assert given.subcategory == ("chat", "qa") and given.benchmark_args == {"prompt_format": "chat"}
+    assert given.per_group == 2 and given.temperature is not None and abs(given.temperature) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("argv", "refused"),
+    [
+        (["--max-new-tokens", "2000000"], "an integer in [1, 1048576]"),  # the field's ceiling (inference/limits.py)
+        (["--temperature", "-0.5"], "expected a finite number >= 0"),  # the field's lower bound
+        (["--constrained-judge", "maybe"], "invalid choice"),
+    ],
+)
+def test_a_generated_flag_refuses_what_its_field_refuses(capsys, argv, refused):
+    assert main(["generate", *argv]) == 2
+    err = capsys.readouterr().err
+    assert argv[0] in err and refused in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_generation_limit_says_how_its_default_is_chosen():
+    """The paper's limit depends on the model's name (HelloBench run.py: 4,096 for GPT-4o, 16,384 for Qwen2)."""
+    text = " ".join(action_of("run", "--max-new-tokens")[1].split())
+    assert "matched on the model's name" in text and "4096 for GPT-4o" in text and "Qwen2" in text
+    assert "the embedded demo): at most 160" in text and "--dry-run prints" in text
+    assert "--dry-run" not in action_of("judge", "--judge-max-new-tokens")[1]  # `judge` has no dry run
+
+
+def test_generate_without_out_writes_where_the_api_does(gpt4o_replays, tmp_path, monkeypatch):
+    """`generate --out` is optional, as `le.generate(out=None)` is: both write runs/default/<benchmark>."""
+    generations, _ = gpt4o_replays
+    cli_cwd, api_cwd = tmp_path / "cli", tmp_path / "api"
+    cli_cwd.mkdir(), api_cwd.mkdir()
+    monkeypatch.chdir(cli_cwd)
+    assert main(["generate", "--benchmark", "hellobench:chat", "--limit", "1", "--model", f"replay:{generations}"]) == 0
+    monkeypatch.chdir(api_cwd)
+    result = le.generate("hellobench:chat", model=f"replay:{generations}", limit=1)
+    expected = DEFAULT_OUT / "hellobench-chat"
+    assert Path(result.folder) == expected or Path(os.path.relpath(result.folder, api_cwd)) == expected
+    assert (cli_cwd / expected / "generations.jsonl").is_file() and (api_cwd / expected / "generations.jsonl").is_file()
