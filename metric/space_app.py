@@ -1,8 +1,9 @@
 """A metric's Space: one page, and one API endpoint (`/compute`), that run an `evaluate` module's compute.
 
 Each input column of the module's features is a JSON field (a list, one entry per example: the honest generic form
-for nested features), the module's other arguments one JSON object; the result comes back as JSON. gradio is
-imported only when a page is built, so the metrics never need it.
+for nested features), the module's other arguments one JSON object; the result comes back as JSON. A page given an
+example (its card's) opens with the example in its fields and its result beside them, computed once when the page is
+built. gradio is imported only when a page is built, so the metrics never need it.
 
 Every field is checked against the Space's ceilings (`space_limits`) before any work starts; the computation then
 runs in a process of its own, stopped at COMPUTE_SECONDS, COMPUTE_CONCURRENCY at a time (`space_serving`).
@@ -10,6 +11,7 @@ runs in a process of its own, stopped at COMPUTE_SECONDS, COMPUTE_CONCURRENCY at
 
 from __future__ import annotations
 
+import html
 import inspect
 import json
 import re
@@ -32,6 +34,7 @@ COMPUTE_CONCURRENCY = 2  # computations at once: a long one never holds a short 
 OTHERS = "other_arguments"  # the JSON object of the module's other keyword arguments
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 ARGUMENT_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+CODE = re.compile(r"(`+)[\s\S]*?\1")  # a code span or a fenced block: markdown shows its `<` as it is
 
 
 def input_columns(module: evaluate.EvaluationModule) -> dict[str, list[Any]]:
@@ -163,12 +166,49 @@ def card_parts(card: Path | None) -> tuple[dict[str, Any], str]:
     return yaml.safe_load(match[1]) or {}, text[match.end() :]
 
 
+def literal_markup(text: str) -> str:
+    """Markdown `text` whose `<`, `>` and `&` outside code show as written (`"<type> N"`): gradio's sanitizer would
+    take `<type>` for a tag and drop it with everything after it."""
+    pieces, start = [], 0
+    for code in CODE.finditer(text):
+        pieces += [html.escape(text[start : code.start()], quote=False), code[0]]
+        start = code.end()
+    return "".join([*pieces, html.escape(text[start:], quote=False)])
+
+
+def example_texts(example: Mapping[str, Any], columns: Sequence[str], others: Sequence[str]) -> list[str]:
+    """The fields' texts of `example` (a compute call's keyword arguments): a JSON list per column, then the JSON
+    object of the other arguments when the module has any; what `example` leaves out is empty (`[]`, `{}`)."""
+    unknown = sorted(set(example) - {*columns, *others})
+    if unknown:
+        raise ValueError(f"example: unknown {', '.join(unknown)} (known: {', '.join([*columns, *others])})")
+    texts = [json.dumps(example.get(name, []), ensure_ascii=False) for name in columns]
+    extra = {name: example[name] for name in others if name in example}
+    return texts + ([json.dumps(extra, ensure_ascii=False)] if others else [])
+
+
+def field_labels(columns: Mapping[str, list[Any]], others: Sequence[str]) -> list[str]:
+    """The fields' labels: each column with its feature types, then the other arguments (when the module has any)."""
+    labels = [
+        f"{name} (JSON list of {' or '.join(dict.fromkeys(map(describe, kinds)))})" for name, kinds in columns.items()
+    ]
+    return labels + ([f"{OTHERS} (JSON object, optional): {', '.join(others)}"] if others else [])
+
+
 def build_app(
-    module: evaluate.EvaluationModule, card: Path | None = None, seconds: float = COMPUTE_SECONDS
+    module: evaluate.EvaluationModule,
+    card: Path | None = None,
+    seconds: float = COMPUTE_SECONDS,
+    example: Mapping[str, Any] | None = None,
 ) -> gr.Blocks:
     """The page of `module`: a JSON field per input column and one for its other arguments, a Compute button
     (API endpoint `/compute`, each computation stopped after `seconds`), the result as JSON, then the module's
-    description, citation and `card`."""
+    description, citation and `card`. With an `example` (a compute call's keyword arguments), the fields start
+    with it, the result shows what it computes, and `gr.Examples` puts it back in the fields.
+
+    Raises:
+        ValueError: `example` names an argument the module does not take, or its computation fails.
+    """
     import gradio as gr
 
     from longform_eval.metric.space_serving import BoundedBlocks, TimeLimitExceeded
@@ -186,33 +226,28 @@ def build_app(
 
     on_compute.__signature__ = api_signature([*columns, *([OTHERS] if others else [])])
 
+    texts = example_texts(example or {}, list(columns), others)
+    first = computed(in_memory(module), *parsed_arguments(list(columns), others, texts)) if example else None
     title = header.get("title") or module.name
     with BoundedBlocks(title=title) as app:
-        gr.Markdown(f"# {title}\n\n{header.get('description') or ''}")
+        gr.Markdown(literal_markup(f"# {title}\n\n{header.get('description') or ''}"))
         fields = [
-            gr.Code(
-                "[]",
-                language="json",
-                lines=3,
-                label=f"{name} (JSON list of {' or '.join(dict.fromkeys(map(describe, kinds)))})",
-            )
-            for name, kinds in columns.items()
+            gr.Code(text, language="json", lines=3, label=label)
+            for text, label in zip(texts, field_labels(columns, others), strict=True)
         ]
-        if others:
-            fields.append(
-                gr.Code("{}", language="json", lines=3, label=f"{OTHERS} (JSON object, optional): {', '.join(others)}")
-            )
+        if example:  # never cached: on a Space gradio would otherwise compute and store it at start
+            gr.Examples([texts], fields, label="The card's example (click to put it back)", cache_examples=False)
         button = gr.Button("Compute", variant="primary")
-        result = gr.JSON(label=f"{module.name} result")
+        result = gr.JSON(first, label=f"{module.name} result", elem_id="result")
         button.click(
             on_compute, inputs=fields, outputs=result, api_name=API_NAME, concurrency_limit=COMPUTE_CONCURRENCY
         )
         with gr.Accordion("Description", open=True):
-            gr.Markdown(module.description)
+            gr.Markdown(literal_markup(module.description), elem_id="description")
         if module.citation:
             with gr.Accordion("Citation", open=False):
                 gr.Code(module.citation.strip(), interactive=False, label="BibTeX")
         if body:
             with gr.Accordion("Metric card", open=False):
-                gr.Markdown(body)
+                gr.Markdown(literal_markup(body))
     return app

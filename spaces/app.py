@@ -46,6 +46,9 @@ LEADERBOARD_SECONDS = 30.0  # while the Leaderboard tab is open, it is refreshed
 # queue of its own with one worker (its cache makes the viewers who wait behind a computation share its result).
 ARENA_EVENT: dict[str, Any] = {"concurrency_limit": None}
 BOARD_EVENT: dict[str, Any] = {"concurrency_limit": 1, "concurrency_id": "leaderboard"}
+# A column header wraps between words only ("rank", never "ra/nk"): gradio sizes each column to its header's
+# narrowest layout, which its default word breaking makes one letter wide.
+HEADER_CSS = ".header-cell, .header-cell * { word-break: keep-all !important; overflow-wrap: normal !important; }"
 MAX_UPLOAD_BYTES = limit_of("upload")  # the app has no upload field; this caps gradio's anonymous upload route
 NOTHING_TO_COMPARE = (
     "nothing to compare: set LONGFORM_EVAL_RELEASED (released HelloBench responses: a dataset repo such as "
@@ -241,9 +244,10 @@ def launch(
     app: gr.Blocks, settings: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None, **extra
 ):
     """Start `app` as the Space runs it: at `server_address` (environment: `os.environ` unless given), with uploads
-    capped at MAX_UPLOAD_BYTES (413 above it). `extra` goes to `gr.Blocks.launch` (tests: prevent_thread_lock)."""
+    capped at MAX_UPLOAD_BYTES (413 above it) and its tables' headers kept whole (HEADER_CSS). `extra` goes to
+    `gr.Blocks.launch` (tests: prevent_thread_lock)."""
     host, port = server_address(settings or {}, os.environ if environ is None else environ)
-    return app.launch(server_name=host, server_port=port, max_file_size=MAX_UPLOAD_BYTES, **extra)
+    return app.launch(server_name=host, server_port=port, max_file_size=MAX_UPLOAD_BYTES, css=HEADER_CSS, **extra)
 
 
 if __name__ == "__main__":

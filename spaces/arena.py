@@ -27,6 +27,7 @@ import gradio as gr
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, swap
 from longform_eval.spaces.board_cache import BoardCache
+from longform_eval.spaces.board_text import NO_JUDGE_CONFIGURED
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, FieldError, check_id, check_text
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.safe_markdown import inert_markdown, inert_text
@@ -170,7 +171,7 @@ class Arena:
     @staticmethod
     def describe_judge(verdict) -> str:
         if verdict is None:
-            return "No LLM judge is configured (start with `--judge BACKEND:MODEL`)."
+            return NO_JUDGE_CONFIGURED
 
         def name(value) -> str:
             return inert_text(value.value if isinstance(value, Outcome) else f"unscored ({value.reason})")

@@ -25,16 +25,18 @@ ARENA_HEADERS = [
     "calibrated win rate (PPI++) [95% CI]",
 ]
 NO_VOTES = "No human votes yet: vote in the Arena tab."
-NO_JUDGE = (
-    "No LLM-judge verdict on the voted comparisons yet: start the Space with `--judge BACKEND:MODEL` "
-    "(LONGFORM_EVAL_JUDGE) and every vote is judged too."
+SET_JUDGE = "set the Space's variable `LONGFORM_EVAL_JUDGE` to `BACKEND:MODEL` (locally: `--judge BACKEND:MODEL`)"
+NO_JUDGE = f"No LLM-judge verdict on the voted comparisons yet: {SET_JUDGE} and every vote is judged too."
+NO_JUDGE_CONFIGURED = f"No LLM judge is configured: {SET_JUDGE} to have every vote judged too."
+NO_RUN_SCORES = (
+    "No run folder with a scores.json: score a run (`longform-eval score RUN`) and add it to the Space's variable "
+    "`LONGFORM_EVAL_RUNS` (locally: `--runs`)."
 )
-NO_RUN_SCORES = "No run folder with a scores.json: score a run (`longform-eval score RUN`) and give it to `--runs`."
 
 
 def percent(score: Score | Estimate | None) -> str:
     if isinstance(score, Estimate):
-        score = Score(score.estimate, score.low, score.high)
+        score = Score(score.estimate, score.low, score.high, score.reason or "no spread")
     return figure(score, 100, ".1f", "%")
 
 
@@ -89,8 +91,9 @@ def arena_note(rows: Sequence[Standing]) -> str:
         "table with their vote count. Ranked by the human win rate (ties count half); the rank range is the span of "
         f"ranks the model takes over the middle 95% of {ROUNDS} bootstrap resamples of the votes (as Chatbot Arena "
         "shows it). Every score has its 95% interval in brackets. The judge's win rate is the LLM judge's verdict on "
-        "the same comparisons; agreement and Cohen's kappa compare it with the votes (their intervals: percentile "
-        f"bootstrap over {AGREEMENT_ROUNDS} resamples of the model's votes with a judge verdict). The calibrated win "
+        "the same comparisons; agreement and Cohen's kappa compare it with the votes (agreement: Wilson's score "
+        f"interval; kappa: its bootstrap SE over {AGREEMENT_ROUNDS} resamples of the model's votes with a judge "
+        "verdict, the interval cut to [-1, 1]). The calibrated win "
         "rate (prediction-powered inference, PPI++) adds the judge's verdicts on comparisons no human voted on (the "
         "pairwise run folders' own judged pairs) and corrects them by the votes, once a model has "
         f"**{MIN_CALIBRATION_VOTES} votes with a judge verdict** and two judge-only comparisons."

@@ -1,13 +1,15 @@
-"""The LongGenBench Space: the metric's compute as a page and as the API endpoint `/compute`."""
+"""The LongGenBench Space: the metric's compute as a page and as the API endpoint `/compute`, its card's example
+computed on the page."""
 
 from pathlib import Path
 
 import evaluate
 
+from longform_eval.metric.longgenbench.example import EXAMPLE
 from longform_eval.metric.space_app import build_app
 
 HERE = Path(__file__).resolve().parent
-demo = build_app(evaluate.load(str(HERE / "longgenbench.py")), card=HERE / "README.md")
+demo = build_app(evaluate.load(str(HERE / "longgenbench.py")), card=HERE / "README.md", example=EXAMPLE)
 
 if __name__ == "__main__":
     demo.launch()

@@ -9,7 +9,7 @@ import time
 import pytest
 from gradio_client import Client
 
-from longform_eval.spaces.app import MAX_UPLOAD_BYTES, build_app, launch, server_address
+from longform_eval.spaces.app import HEADER_CSS, MAX_UPLOAD_BYTES, build_app, launch, server_address
 from longform_eval.spaces.arena import Arena
 from longform_eval.spaces.storage import VoteStore
 
@@ -227,7 +227,13 @@ class RecordingBlocks:
 def test_launch_passes_the_environment_address_and_the_upload_cap():
     app = RecordingBlocks()
     launch(app, {}, {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, quiet=True)
-    assert app.options == {"server_name": "0.0.0.0", "server_port": 7860, "max_file_size": 1_000_000, "quiet": True}
+    assert app.options == {
+        "server_name": "0.0.0.0",
+        "server_port": 7860,
+        "max_file_size": 1_000_000,
+        "css": HEADER_CSS,
+        "quiet": True,
+    }
 
 
 def test_runs_come_as_a_list_from_the_flag_or_path_separated_from_the_variable():
