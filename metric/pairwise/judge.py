@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import functools
-import json
 import re
 
 from pydantic import BaseModel
+
+from longform_eval.common.bounded_json import loads_json
 
 from ..package_yaml import read_package_yaml
 from ..settings_blocks import SamplingSettings
@@ -74,7 +75,7 @@ def single_score_messages(question: str, answer: str) -> list[dict[str, str]]:
 def json_value(completion: str) -> object:
     """The reply read as one JSON value (what a constrained judge gives), or None when it is not one."""
     try:
-        return json.loads(completion)
+        return loads_json(completion)  # bounded: a reply nested 100,000 deep is no verdict, not a RecursionError
     except (TypeError, ValueError):
         return None
 

@@ -97,3 +97,10 @@ def test_single_score_prompt_and_schemas_come_from_the_settings_file():
     user = single_score_messages("Q?", "the answer")[1]["content"]
     assert "Q?" in user and "the answer" in user and "Score: 7" in user
     assert SCORE_SCHEMA["enum"] == list(range(1, 11)) and len(VERDICT_SCHEMA["enum"]) == 4
+
+
+def test_a_judge_reply_nested_too_deep_is_unscored_not_a_recursion_error():
+    from longform_eval.metric.pairwise.judge import parse_single_score, parse_verdict_reply
+
+    deep = "[" * 100_000 + "]" * 100_000
+    assert isinstance(parse_verdict_reply(deep), Unscored) and isinstance(parse_single_score(deep), Unscored)
