@@ -8,6 +8,9 @@ from typing import Any, Protocol
 
 from ..config import GenerationConfig
 
+# The request's key on the wire, for a keyed server (`longform-eval serve replay:FILE`); other servers ignore it.
+KEY_HEADER = "X-Longform-Eval-Key"
+
 
 @dataclass(frozen=True)
 class Request:

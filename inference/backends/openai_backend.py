@@ -28,7 +28,7 @@ from longform_eval.common.errors import LongformEvalError
 
 from ..config import GenerationConfig
 from ..secret_values import register_secret, register_url_secrets, scrub
-from .base import OnResult, Request, Result
+from .base import KEY_HEADER, OnResult, Request, Result
 from .options import Count, Delay, Seconds
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
@@ -245,6 +245,7 @@ class OpenAIBackend:
             "model": self.model,
             "max_tokens": config.max_new_tokens,
             "temperature": config.temperature,
+            "extra_headers": {KEY_HEADER: request.key},  # a keyed server (serve replay:FILE) answers by it
         }
         if config.top_p is not None:
             common["top_p"] = config.top_p

@@ -6,7 +6,9 @@ request at a time (local models are not thread-safe). A `response_format` JSON s
 OpenAI client, and to test the `openai` backend against a real model server.
 
 A request's key (what a keyed backend such as `replay:` answers by) is its `metadata.key`, OpenAI's field for
-request tags (`metadata={"key": "ID"}` in the openai client); without one, a fresh key that nothing recorded. A
+request tags (`metadata={"key": "ID"}` in the openai client), else its `X-Longform-Eval-Key` header (which the
+`openai` backend sends with every request); without either, a fresh key that nothing recorded. A body over
+MAX_REQUEST_BYTES is refused (413) unread. A
 backend that fails a request (no recorded completion, a server past its retries) is an HTTP error with the reason
 as `error.message` (502), never an empty 200 answer; an exception in the backend is a 500.
 """
@@ -20,12 +22,13 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import LongformEvalError
 
 from ..config import GenerationConfig, ModelSpec
 from ..secret_values import scrubbed
 from . import create_backend
-from .base import Request
+from .base import KEY_HEADER, Request
 
 
 def generation_config(body: dict[str, Any], chat: bool) -> GenerationConfig:
@@ -48,15 +51,19 @@ def requested_schema(body: dict[str, Any]) -> dict[str, Any] | None:
     return body.get("guided_json")
 
 
-def request_key(body: dict[str, Any]) -> str:
-    """The request's `metadata.key` (a non-empty string), else a fresh key of its own."""
+def request_key(body: dict[str, Any], header: str | None = None) -> str:
+    """The request's `metadata.key` (a non-empty string), else its KEY_HEADER (what the `openai` backend sends),
+    else a fresh key of its own."""
     metadata = body.get("metadata")
     if metadata is None:
-        return f"request-{uuid.uuid4().hex[:12]}"
+        return header or f"request-{uuid.uuid4().hex[:12]}"
     key = metadata.get("key") if isinstance(metadata, dict) else None
     if not isinstance(key, str) or not key:
         raise ValueError(f"metadata.key must be a non-empty string (the recorded completion's key), got {key!r}")
     return key
+
+
+MAX_REQUEST_BYTES = 64 * 1024 * 1024  # a prompt of a million tokens is about 4 MB
 
 
 class BackendFailed(LongformEvalError, RuntimeError):
@@ -84,11 +91,16 @@ class ModelServer:
 
             def do_POST(self):
                 try:
-                    body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                    size = int(self.headers.get("Content-Length", 0))
+                    if not 0 <= size <= MAX_REQUEST_BYTES:
+                        self.close_connection = True  # the body is not read
+                        return self.reply(413, {"error": {"message": f"a request body over {MAX_REQUEST_BYTES} bytes"}})
+                    body = loads_json(self.rfile.read(size) or b"{}")
+                    key = self.headers.get(KEY_HEADER)
                     if self.path.rstrip("/") == "/v1/chat/completions":
-                        return self.reply(200, server.complete(body, chat=True))
+                        return self.reply(200, server.complete(body, chat=True, key=key))
                     if self.path.rstrip("/") == "/v1/completions":
-                        return self.reply(200, server.complete(body, chat=False))
+                        return self.reply(200, server.complete(body, chat=False, key=key))
                     return self.reply(404, {"error": {"message": f"no route {self.path}"}})
                 except BackendFailed as error:
                     return self.reply(502, {"error": {"message": str(error), "type": "backend_error"}})
@@ -109,8 +121,8 @@ class ModelServer:
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.url = f"http://{host}:{self.httpd.server_address[1]}/v1"
 
-    def complete(self, body: dict[str, Any], chat: bool) -> dict[str, Any]:
-        schema, key = requested_schema(body), request_key(body)
+    def complete(self, body: dict[str, Any], chat: bool, key: str | None = None) -> dict[str, Any]:
+        schema, key = requested_schema(body), request_key(body, key)
         if chat:
             messages = tuple({"role": m["role"], "content": m["content"]} for m in body["messages"])
             request = Request(key=key, messages=messages, json_schema=schema)

@@ -110,3 +110,29 @@ def test_a_failing_backend_is_an_http_error_with_its_reason_scrubbed(monkeypatch
     assert answer[0] == status and answer[1]["error"]["type"] == kind
     message = answer[1]["error"]["message"]
     assert ("503" in message or "connection refused" in message) and SECRET not in message and "***" in message
+
+
+def test_the_openai_backend_gets_each_recorded_answer_from_a_served_replay(replay):
+    """The openai backend sends each request's key (X-Longform-Eval-Key): a served replay answers it."""
+    from longform_eval.inference.backends import create_backend
+    from longform_eval.inference.backends.base import Request
+    from longform_eval.inference.config import GenerationConfig
+
+    with served(replay) as url:
+        client = create_backend(ModelSpec(backend="openai", model="m", options={"base_url": url, "max_attempts": 1}))
+        try:
+            requests = [Request(key=k, messages=({"role": "user", "content": "hi"},)) for k in ("row-2", "row-1")]
+            results = client.generate(requests, GenerationConfig(max_new_tokens=8, temperature=0.0))
+        finally:
+            client.close()
+    assert [(r.key, r.text, r.error) for r in results] == [
+        ("row-2", "the second answer", None),
+        ("row-1", "the first answer", None),
+    ]
+
+
+def test_a_body_over_the_ceiling_is_refused_unread(replay, monkeypatch):
+    monkeypatch.setattr(serve, "MAX_REQUEST_BYTES", 100)
+    with served(replay) as url:
+        status, answer = post(url, "chat/completions", chat("row-1") | {"padding": "x" * 200})
+    assert status == 413 and "over 100 bytes" in answer["error"]["message"]
