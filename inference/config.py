@@ -104,8 +104,9 @@ class ModelSpec(BaseModel):
         return self.backend == "replay"
 
     def identity(self, display_name: str | None) -> str:
-        """The model the benchmark's per-model rules see: for recorded completions, the model that made them when it
-        is named (`--name`), else what comes after `BACKEND:`."""
+        """The model a run is compared with the paper as (`deviations`): for recorded completions, the model that
+        made them when it is named (`--name`), else what comes after `BACKEND:`. Defaults never depend on it: a
+        display name is a label, and renaming a run changes no setting."""
         return display_name if self.replayed and display_name else self.model
 
 

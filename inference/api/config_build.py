@@ -155,7 +155,7 @@ def build_config(
 ) -> RunConfig:
     """The run's configuration; `demo`: the embedded demo's caps (short outputs, one row per group, one attempt)."""
     spec = backend_spec(model or DEFAULT_MODEL, settings.model_args)
-    found = benchmark_from(benchmark, settings, spec.identity(settings.name), run)
+    found = benchmark_from(benchmark, settings, spec.model, run)  # a display name never changes a setting
     paper = found.paper_settings()
     if judge is None and run:
         raise refused("judge", "run judges what it generates: give a judge (BACKEND:MODEL), or only generate")

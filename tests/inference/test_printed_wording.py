@@ -99,7 +99,8 @@ def test_replaying_gpt4o_s_own_verdicts_is_not_called_a_deviation(gpt4o_replays,
     """Recorded completions bring the settings they were made with; what is compared is who made them."""
     answers, verdicts = gpt4o_replays
     settings = {"benchmark": "hellobench:chat", "model": f"replay:{answers}", "judge": f"replay:{verdicts}", "limit": 5}
-    named = le.run(**settings, out=tmp_path / "named", name="GPT-4o", judge_name="gpt-4o")
+    recorded_as = {"name": "GPT-4o", "judge_name": "gpt-4o", "max_new_tokens": 4096}  # run.py's limit for GPT-4o
+    named = le.run(**settings, out=tmp_path / "named", **recorded_as)
     assert json.loads(named.scores_path.read_text())["deviations"] == []
     assert "not comparable with the paper" not in (tmp_path / "named" / "report.md").read_text(encoding="utf-8")
     unnamed = le.run(**settings, out=tmp_path / "unnamed")
