@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from longform_eval.inference.benchmarks import create_benchmark
@@ -27,12 +28,14 @@ from longform_eval.metric.pairwise import (
     Outcome,
     bradley_terry,
     elo_ratings,
-    pairwise_agreement,
     quality_control,
     swap,
     win_rate_matrix,
 )
-from longform_eval.metric.uncertainty import Design, intervals, mean
+from longform_eval.metric.pairwise.agreement_intervals import annotator_agreement, rate_interval
+from longform_eval.metric.pairwise.elo_intervals import elo_intervals
+from longform_eval.metric.pairwise.ratings import MIN_BATTLES
+from longform_eval.metric.uncertainty import Interval
 
 from .board_text import (
     NO_JUDGE,
@@ -45,23 +48,27 @@ from .board_text import (
     unranked_note,
 )
 from .board_text import kappa as kappa_text
+from .board_text import rating as rating_text
 from .run_names import RunFile, model_name, read_run_file, run_file_pairs, run_name
 from .safe_markdown import inert_text
-from .standings import ROUNDS, SEED, Score, agreement_scores, human_battles, score_of, standings
+from .standings import ONE_VOTE, Score, agreement_scores, human_battles, rating_score, standings
 from .storage import OUTCOMES, Vote
 
 JUDGE = "llm-judge"
-RATING_HEADERS = ["model", "Elo", "BT", "BT 2.5%", "BT 97.5%", "battles"]
+RATING_HEADERS = ["model", "rank", "Elo [95% CI]", "Bradley-Terry [95% CI]", "battles"]
 ANNOTATOR_HEADERS = ["annotator", "GSB", "z", "GSB flag", "gold misses", "gold flag", "disqualified"]
 RUN_HEADERS = ["run (model · benchmark)", "judge", "score / wAvg", "unscored"]
 # The gradio Dataframe datatype of each column: names and other text are shown as markdown escaped by `inert_text`
 # (read from run folders and the vote store, they may hold anything), figures and flags as plain text.
 TEXT, FIGURE = "markdown", "str"
-RATING_TYPES = [TEXT, *[FIGURE] * 5]
+RATING_TYPES = [TEXT, *[FIGURE] * 4]
 ANNOTATOR_TYPES = [TEXT, *[FIGURE] * 6]
 RUN_TYPES = [*[TEXT] * 3, FIGURE]
 ARENA_TYPES = [FIGURE, FIGURE, TEXT, *[FIGURE] * 7]
-HUMAN_NOTE = "Human votes rated by Elo (K=4, 20 shuffles) and Bradley-Terry with its 95% bootstrap interval."
+HUMAN_NOTE = (
+    "Human votes rated by Elo (K=4, 20 shuffles) and Bradley-Terry, each with its 95% bootstrap interval over the "
+    f"battles; a model is ranked from {MIN_BATTLES} battles on (with fewer: no interval, no rank)."
+)
 JUDGE_NOTE = "The LLM judge's verdicts on the same comparisons, rated the same way (apart from the votes)."
 ANNOTATOR_NOTE = "Quality control per annotator (GSB against the others, gold misses)."
 RUN_NOTE = "The run folders' own scores, by their LLM judge (not by the votes)."
@@ -85,21 +92,26 @@ def canonical(vote: Vote) -> tuple[tuple[str, str, str], Outcome]:
 
 
 def ratings_table(battles: Sequence[Battle], bootstrap: int = 100, bt: BradleyTerry | None = None) -> list[list]:
-    """One row per model: Elo (K=4, 20 shuffles), Bradley-Terry with its 95% bootstrap interval (`bt`, when the
-    battles' fit is at hand), battles."""
+    """One row per model: its rank (models with MIN_BATTLES battles and a finite fit, by Bradley-Terry), Elo (K=4, 20
+    shuffles) and Bradley-Terry each with its 95% bootstrap interval (`bt`, when the battles' fit is at hand), and
+    its battles; the unranked models below (by Elo), with why they have no interval."""
     if not battles:
         return []
     elo = elo_ratings(battles)
+    spans = elo_intervals(battles, bootstrap=bootstrap, seed=0)
     bt = bt or bradley_terry(battles, bootstrap=bootstrap, seed=0)
-    games: dict[str, int] = defaultdict(int)
-    for b in battles:
-        games[b.model_a] += 1
-        games[b.model_b] += 1
-    rows = [
-        [model_name(m), round(elo[m], 1), *(round(x[m], 1) for x in (bt.ratings, bt.lower, bt.upper)), games[m]]
-        for m in bt.models
+    ranked = sorted((m for m in bt.models if bt.ranked(m)), key=lambda m: -(bt.ratings[m] or 0.0))
+    unranked = sorted((m for m in bt.models if not bt.ranked(m)), key=lambda m: -elo[m])
+    return [
+        [
+            model_name(m),
+            ranked.index(m) + 1 if m in ranked else "-",
+            rating_text(Score(elo[m], spans.lower[m], spans.upper[m], spans.reasons.get(m, ""))),
+            rating_text(rating_score(bt, m)),
+            bt.battles[m],
+        ]
+        for m in ranked + unranked
     ]
-    return sorted(rows, key=lambda r: -r[2])
 
 
 def annotator_table(battles: Sequence[Battle]) -> list[list]:
@@ -110,20 +122,20 @@ def annotator_table(battles: Sequence[Battle]) -> list[list]:
 
 
 def agreement_summary(votes: Sequence[Vote]) -> dict[str, Any]:
-    """Counts, human-human agreement, and the judge against the votes (agreement, Cohen's kappa, flip rate) with
-    their 95% intervals (`Score`)."""
+    """Counts, human-human agreement (every two annotators on the comparisons both voted, pooled; its interval over
+    the comparisons), and the judge against the votes (agreement, Cohen's kappa, flip rate), each with its 95%
+    interval (`Score`)."""
     labels: dict[str, dict] = defaultdict(dict)
     for vote in votes:
         key, outcome = canonical(vote)
         labels[vote.annotator][key] = outcome
-    pairs = [pairwise_agreement(labels[a], labels[b]) for a, b in itertools.combinations(sorted(labels), 2)]
-    pairs = [p for p in pairs if p is not None]
+    point, spread = annotator_agreement(labels)
     judged = [v for v in votes if v.judge_outcome in OUTCOMES]
     human_judge, kappa = agreement_scores(judged)
     return {
         "votes": len(votes),
         "judged": len(judged),
-        "human_human": sum(pairs) / len(pairs) if pairs else None,
+        "human_human": score_of_interval(point, spread, "every two annotators agree on every shared comparison"),
         "human_judge": human_judge,
         "judge_flip_rate": flip_rate(votes),
         "kappa": kappa,
@@ -131,19 +143,26 @@ def agreement_summary(votes: Sequence[Vote]) -> dict[str, Any]:
 
 
 def flip_rate(votes: Sequence[Vote]) -> Score | None:
-    """How often the judge changed its verdict when the answers were swapped, with its 95% interval."""
-    flips = [float(v.judge_flipped) for v in votes if v.judge_flipped is not None]
-    if not flips:
+    """How often the judge changed its verdict when the answers were swapped, with its 95% interval (Wilson's: a
+    share of 0/1 votes, in [0, 1])."""
+    flips = np.array([float(v.judge_flipped) for v in votes if v.judge_flipped is not None])
+    if not len(flips):
         return None
-    found = intervals({"flips": mean(flips)}, Design.simple(len(flips), unit="vote"), ROUNDS, SEED)["flips"]
-    return score_of(mean(flips), found)
+    return score_of_interval(float(flips.mean()), rate_interval(flips, np.ones(len(flips))), ONE_VOTE)
+
+
+def score_of_interval(point: float | None, found: Interval | None, missing: str) -> Score | None:
+    """`point` with its interval, or with why it has none."""
+    if point is None:
+        return None
+    return Score(point, None, None, missing) if found is None else Score(point, found.low, found.high)
 
 
 def summary_text(summary: dict[str, Any]) -> str:
-    human_human = "-" if summary["human_human"] is None else f"{100 * summary['human_human']:.1f}%"
     return (
         f"**{summary['votes']} human votes** ({summary['judged']} with an LLM-judge verdict). Agreement "
-        f"human-human: {human_human}; human-judge: {percent(summary['human_judge'])} (Cohen's kappa "
+        f"human-human: {percent(summary['human_human'])} (annotator pairs on the comparisons both voted); "
+        f"human-judge: {percent(summary['human_judge'])} (Cohen's kappa "
         f"{kappa_text(summary['kappa'])}); judge flip rate: {percent(summary['judge_flip_rate'])}. "
         "Brackets: 95% intervals."
     )

@@ -3,9 +3,10 @@ comparisons of the run folders, for the calibrated figure).
 
 Per model: its human win rate (ties count half) over its votes with a 95% bootstrap interval; its rank and rank range
 over the same resamples of the votes (`metric.uncertainty.rank_ranges`), once it has MIN_VOTES votes; its
-Bradley-Terry rating with its interval; the LLM judge's win rate on the same comparisons, judge-human agreement and
-Cohen's kappa with their percentile bootstrap intervals over the votes (`metric.calibration.agreement_intervals`,
-AGREEMENT_ROUNDS seeded resamples: few, as the board is recomputed at each new vote); and, from MIN_CALIBRATION_VOTES
+Bradley-Terry rating with its interval; the LLM judge's win rate on the same comparisons, judge-human agreement
+(Wilson's interval) and Cohen's kappa (bootstrap SE over AGREEMENT_ROUNDS seeded resamples of the votes: few, as the
+board is recomputed at each new vote) by the package's one agreement implementation
+(`metric.uncertainty.label_agreement`, which `judge-agreement` and `calibrate` use); and, from MIN_CALIBRATION_VOTES
 votes with a judge verdict, the prediction-powered win rate (`metric.calibration.ppi_mean`): the humans' labels, the
 judge's on those comparisons, and the judge's on comparisons no human voted on (a pairwise run folder's own judged
 pairs).
@@ -18,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from longform_eval.metric.calibration import Estimate, agreement, agreement_intervals, ppi_mean
+from longform_eval.metric.calibration import Estimate, ppi_mean
+from longform_eval.metric.calibration.agreement import agreement_figures
 from longform_eval.metric.pairwise import Battle, BradleyTerry, Outcome, bradley_terry
 from longform_eval.metric.pairwise.outcomes import score_for_a
 from longform_eval.metric.uncertainty import Design, Figure, Interval, RankRange, intervals, mean, rank_ranges
@@ -29,11 +31,11 @@ from .storage import Vote
 MIN_VOTES = 20  # a model is ranked from this many human votes on; with fewer it is listed below the table
 MIN_CALIBRATION_VOTES = 30  # human votes with a judge verdict before a model's calibrated figure is shown
 ROUNDS = 1000  # bootstrap resamples of the votes for the win-rate intervals and the rank ranges
-AGREEMENT_ROUNDS = 500  # percentile bootstrap resamples for judge-human agreement and Cohen's kappa
+AGREEMENT_ROUNDS = 500  # bootstrap resamples for Cohen's kappa's SE
 SEED = 0
 ALL_ALIKE = "all alike"
 ONE_VOTE = "one vote"
-KAPPA_UNDEFINED = "kappa undefined on too many resamples"
+KAPPA_UNDEFINED = "kappa undefined: a single label on both sides"
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def standings(
     design = Design.simple(len(votes), unit="vote")
     human = {m: mean([value_for(m, v.model_a, v.model_b, v.outcome) for v in votes]) for m in models}
     judge = {m: mean([value_for(m, v.model_a, v.model_b, v.judge_outcome) for v in votes]) for m in models}
-    found = intervals({**human, **{f"judge {m}": f for m, f in judge.items()}}, design, rounds, SEED)
+    rates = {**human, **{f"judge {m}": f for m, f in judge.items()}}
+    found = intervals(rates, design, rounds, SEED, bounds=dict.fromkeys(rates, (0.0, 1.0)))
     theirs = {m: [v for v in votes if m in (v.model_a, v.model_b)] for m in models}
     ranked = [m for m in models if len(theirs[m]) >= min_votes]
     ranks = rank_ranges({m: human[m] for m in ranked}, design, rounds, SEED) if ranked else {}
@@ -131,7 +134,7 @@ def standings(
                 votes=len(mine),
                 win_rate=score_of(human[m], found[m]),
                 rank=ranks.get(m),
-                rating=Score(bt.ratings[m], bt.lower[m], bt.upper[m]),
+                rating=rating_score(bt, m),
                 judged=len(judged),
                 judge_win_rate=score_of(judge[m], found[f"judge {m}"]),
                 agreement=agreed,
@@ -140,6 +143,14 @@ def standings(
             )
         )
     return sorted(rows, key=order)
+
+
+def rating_score(bt: BradleyTerry, model: str) -> Score | None:
+    """A model's Bradley-Terry rating and interval, or why it has none (None: no finite rating)."""
+    rating = bt.ratings[model]
+    if rating is None:
+        return None
+    return Score(rating, bt.lower[model], bt.upper[model], bt.reasons.get(model, ALL_ALIKE))
 
 
 def score_of(figure: Figure, found: Interval | None) -> Score | None:
@@ -151,25 +162,23 @@ def score_of(figure: Figure, found: Interval | None) -> Score | None:
 
 def agreement_scores(judged: Sequence[Vote], rounds: int = AGREEMENT_ROUNDS) -> tuple[Score | None, Score | None]:
     """Judge-human agreement and Cohen's kappa over `judged` (votes with a judge verdict, both in the frame shown to
-    the voter), each with its 95% percentile bootstrap interval over the votes (seeded); None where undefined."""
+    the voter), each with its 95% interval over the votes (`metric.calibration.agreement_figures`, the package's one
+    agreement implementation); None where undefined, a Score without bounds (and why) where it has no interval."""
     human, judge = [v.outcome for v in judged], [v.judge_outcome for v in judged]
-    agreed = agreement(human, judge)
-    spans = agreement_intervals(human, judge, seed=SEED, resamples=rounds)
-    one = len(judged) < 2
+    if not judged:
+        return None, None
+    found = agreement_figures(human, judge, seed=SEED, resamples=rounds, unit="vote")
     return (
-        bounded(agreed.agreement, spans["agreement"], ONE_VOTE if one else ALL_ALIKE),
-        bounded(agreed.kappa, spans["kappa"], ONE_VOTE if one else KAPPA_UNDEFINED),
+        bounded(found.agreement, found.agreement_interval, found.reasons.get("agreement", ONE_VOTE)),
+        bounded(found.kappa, found.kappa_interval, found.reasons.get("kappa", KAPPA_UNDEFINED)),
     )
 
 
-def bounded(point: float | None, span: list[float] | None, missing: str) -> Score | None:
-    """`point` with its interval `span`; without one (none, or of zero width: every resample alike), the reason."""
+def bounded(point: float | None, spread: Interval | None, missing: str) -> Score | None:
+    """`point` with its interval; without one, the reason."""
     if point is None:
         return None
-    if span is None:
-        return Score(point, None, None, missing)
-    low, high = span
-    return Score(point, low, high) if high > low else Score(point, None, None, ALL_ALIKE)
+    return Score(point, None, None, missing) if spread is None else Score(point, spread.low, spread.high)
 
 
 def order(row: Standing) -> tuple:

@@ -175,10 +175,16 @@ class Outcomes(Layout):
     intervals: Intervals = {}
 
 
+EloScale = Annotated[float, Field(allow_inf_nan=False)]  # a rating on the Elo scale (not a group's figure)
+
+
 class Rating(Layout):
-    rating: float
-    lower: float
-    upper: float
+    """A Bradley-Terry rating and its interval; None where there is none (`note` says why: too few battles)."""
+
+    rating: EloScale | None
+    lower: EloScale | None
+    upper: EloScale | None
+    note: str | None = None
 
 
 class Styles(Layout):

@@ -20,10 +20,10 @@ from longform_eval.metric.longgenbench import (
     split_subtasks,
 )
 from longform_eval.metric.longgenbench.judge import YES_NO_SCHEMA
-from longform_eval.metric.longgenbench.scoring import ItemResult
+from longform_eval.metric.longgenbench.scoring import KIND_LABELS, ItemResult
 from longform_eval.metric.longgenbench.scoring import figures as check_counts
 from longform_eval.metric.longgenbench.settings import paper_settings as longgenbench_settings
-from longform_eval.metric.longgenbench.uncertainty import longgenbench_figures
+from longform_eval.metric.longgenbench.uncertainty import breakdown_intervals, longgenbench_figures
 from longform_eval.metric.uncertainty import Figure
 from longform_eval.metric.uncertainty.units import UnitTable
 
@@ -101,6 +101,12 @@ class LongGenBench(Benchmark):
             {"id": item.item_id, "words": item.word_count, "required": word_budget(row)} | item_counts(item)
             for row, item in scored
         ]
+        items = [item for _, item in scored]
+        result["group_intervals"] = breakdown_intervals(
+            [item.scenario for item in items],
+            np.array([item.completion_rate for item in items]),
+            {label: np.array([type_counts(item, kind) for item in items]) for kind, label in KIND_LABELS.items()},
+        )
         return result
 
     judge_noise_column = "stic2"
@@ -152,6 +158,13 @@ def item_counts(item: ItemResult) -> dict[str, Any]:
     """An item's completion rate and check counts, the per-item sums its intervals resample."""
     counts = check_counts(np.array(item.outcomes, dtype=np.int8))
     return {"cr": item.completion_rate, "n_checks": counts.n_checks, "n_judged": counts.n_judged, "n_yes": counts.n_yes}
+
+
+def type_counts(item: ItemResult, kind: str) -> tuple[int, int, int]:
+    """An item's checks, judged checks and yes of one kind (single, range, periodic)."""
+    outcomes = np.array([o for o, k in zip(item.outcomes, item.kinds, strict=True) if k == kind], dtype=np.int8)
+    counts = check_counts(outcomes)
+    return counts.n_checks, counts.n_judged, counts.n_yes
 
 
 def word_budget(row: dict[str, Any]) -> int | None:

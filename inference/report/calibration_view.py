@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.guarded import DOCUMENT, read_bytes
 
 CALIBRATED_FILE = "calibrated.json"
 ROWS = (("judge_only", "judge only"), ("human_only", "humans only"), ("ppi", "calibrated (PPI++)"))
@@ -14,10 +16,10 @@ ROWS = (("judge_only", "judge only"), ("human_only", "humans only"), ("ppi", "ca
 def calibration_lines(folder: str | Path) -> list[str]:
     """Markdown lines for the run's calibrated.json; none when it has none (one line when it cannot be read)."""
     path = Path(folder) / CALIBRATED_FILE
-    if not path.is_file():
+    if not path.exists():
         return []
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = loads_json(read_bytes(path, DOCUMENT))  # a FIFO, a device or a file too large: cannot be read
         return [line for name, figure in document["figures"].items() for line in figure_lines(document, name, figure)]
     except (OSError, ValueError, KeyError, TypeError) as error:
         return [f"{path}: not shown, it cannot be read ({type(error).__name__}: {error}); run `calibrate` again"]
@@ -45,36 +47,52 @@ def estimate_row(label: str, estimate: dict[str, Any] | None, factor: float) -> 
     if estimate is None:
         return f"| {label} | - | - | - | - | - | - |"
     lam = "" if estimate.get("lam") is None else f"{estimate['lam']:.2f}"
-    value, low, high, se = (factor * estimate[k] for k in ("estimate", "low", "high", "se"))
-    return (
-        f"| {label} | {value:.2f} | [{low:.2f}, {high:.2f}] | {se:.2f} | {estimate['n_human']} | "
-        f"{estimate['n_judge']} | {lam} |"
-    )
+    value = factor * estimate["estimate"]
+    if estimate.get("low") is None or estimate.get("high") is None:
+        spread, se = f"no interval: {estimate.get('reason') or 'no spread'}", "-"
+    else:
+        low, high = factor * estimate["low"], factor * estimate["high"]
+        spread, se = f"[{low:.2f}, {high:.2f}]", f"{factor * estimate['se']:.2f}"
+    return f"| {label} | {value:.2f} | {spread} | {se} | {estimate['n_human']} | {estimate['n_judge']} | {lam} |"
 
 
 def agreement_lines(figure: dict[str, Any]) -> list[str]:
     agreed = figure.get("agreement")
     if agreed and agreed.get("n"):
         intervals = figure.get("agreement_intervals") or {}
-        kappa = "undefined" if agreed.get("kappa") is None else f"{agreed['kappa']:.3f}{span(intervals.get('kappa'))}"
+        notes = intervals.get("notes") or {}
+        kappa = (
+            f"undefined ({notes.get('kappa', 'a single label on both sides')})"
+            if agreed.get("kappa") is None
+            else f"{agreed['kappa']:.3f}{span(intervals.get('kappa'), notes.get('kappa'))}"
+        )
         return [
             "",
             f"Judge-human agreement on {agreed['n']} matched labels: {agreed['agreement']:.3f}"
-            f"{span(intervals.get('agreement'))}, Cohen's kappa {kappa}.",
+            f"{span(intervals.get('agreement'), notes.get('agreement'))}, Cohen's kappa {kappa}.",
         ]
     rows = figure.get("row_agreement") or {}
-    if rows.get("pearson_r") is not None:
-        return [
-            "",
-            f"Judge vs human row scores on {figure.get('n_human')} annotations: Pearson r {rows['pearson_r']:.3f}"
-            f"{span(rows.get('pearson_r_interval'))}, mean judge - human {rows['mean_difference']:+.2f}"
-            f"{span(rows.get('mean_difference_interval'), '.2f')}.",
-        ]
-    return []
+    if rows.get("mean_difference") is None:
+        return []
+    notes = rows.get("notes") or {}
+    r = (
+        f"undefined ({notes.get('pearson_r', 'a side does not vary')})"
+        if rows.get("pearson_r") is None
+        else f"{rows['pearson_r']:.3f}{span(rows.get('pearson_r_interval'), notes.get('pearson_r'))}"
+    )
+    difference = span(rows.get("mean_difference_interval"), notes.get("mean_difference"), ".2f")
+    return [
+        "",
+        f"Judge vs human row scores on {figure.get('n_human')} annotations: Pearson r {r}, mean judge - human "
+        f"{rows['mean_difference']:+.2f}{difference}.",
+    ]
 
 
-def span(interval: list[float] | None, digits: str = ".3f") -> str:
-    return "" if not interval else f" [{interval[0]:{digits}}, {interval[1]:{digits}}]"
+def span(interval: list[float] | None, why: str | None = None, digits: str = ".3f") -> str:
+    """` [low, high]`; ` [no interval: why]` where there is a reason for none; nothing otherwise."""
+    if not interval:
+        return f" [no interval: {why}]" if why else ""
+    return f" [{interval[0]:{digits}}, {interval[1]:{digits}}]"
 
 
 def print_calibration_view(folders: Iterable[str | Path]) -> None:

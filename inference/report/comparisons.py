@@ -54,11 +54,11 @@ WRITTEN_BY = "longform-eval report"
 OURS = f'the comparisons files it writes are JSON objects with "written_by": "{WRITTEN_BY}"'
 METHOD = (
     f"a - b on the units both runs scored (a unit either left unscored is left out of both), {DEFAULT_LEVEL:.0%} "
-    "studentized bootstrap interval of the paired difference (linearized SE with the n/(n-1) small-sample factor "
-    "per stratum, stratified as each run's own intervals, the quantiles of the bootstrap t; p_value the same "
-    "test's; a stratum with one unit among larger ones borrows the pooled variance of the others' differences and "
-    "takes Student's t at Welch-Satterthwaite df; none, with a reason, on one unit per stratum), "
-    "clipped to the difference's range; distinguishable: the interval excludes 0; minimum_detectable: the smallest "
+    "t interval of the paired difference (linearized SE with the n/(n-1) small-sample factor per stratum, "
+    "stratified as each run's own intervals, Welch-Satterthwaite df; p_value the same t test's; a stratum with one "
+    "unit among larger ones borrows the pooled variance of the others' differences; none, with a reason, on one "
+    "unit per stratum), on the logit of the difference's range (so it stays in it; near 0 the t interval itself); "
+    "distinguishable: the interval excludes 0; minimum_detectable: the smallest "
     "true difference these units detect with 80% power at alpha 0.05 (t test); rank ranges from the paired "
     "differences (best: 1 + the runs distinguishably above, worst: the runs less those distinguishably below). "
     'Figures from a fitted model ("paired": false): normal interval from the two runs\' standard errors, unpaired.'

@@ -88,7 +88,7 @@ def write_report(folder: str | Path) -> Path:
         lines += [f"Verdicts saved by the lenient parser: {rescues}.", ""]
     section = sections.report_section(scores, folder)
     lines += [*section.lines, "", *[f"![{p.stem}]({p.name})" for p in section.plots]]
-    if any((scores.get("intervals") or {}).values()):
+    if "intervals" in scores:  # also where no figure has one: judge noise is measured apart from the prompts' spread
         lines += ["", *variance_lines(scores, benchmark, judge_temperature(folder))]
     lines += calibration_lines(folder)
     context = sections.context(scores, folder)

@@ -73,7 +73,12 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def with_interval(rating: float, lower: float, upper: float) -> str:
+def with_interval(rating: float | None, lower: float | None, upper: float | None, why: str | None = None) -> str:
+    """`1012.8 [1001.2, 1024.0]`; without an interval `1012.8 [no interval: why]`; without a rating `- (why)`."""
+    if rating is None:
+        return f"- ({why})" if why else "-"
+    if lower is None or upper is None:
+        return f"{rating:.1f} [no interval{f': {why}' if why else ''}]"
     return f"{rating:.1f} [{lower:.1f}, {upper:.1f}]"
 
 
@@ -85,16 +90,16 @@ def model_rows(pairs: list[PairwiseBattle]) -> tuple[list[tuple], dict[str, tupl
     bt = bradley_terry(battles, **BOOTSTRAP)
     styled = style_controlled_bradley_terry(battles, [b.styles for b in pairs], **BOOTSTRAP)
     met = Counter(name for b in battles for name in (b.model_a, b.model_b))
-    intervals = {m: (bt.ratings[m], bt.lower[m], bt.upper[m]) for m in bt.models}
+    intervals = {m: (bt.ratings[m], bt.lower[m], bt.upper[m]) for m in bt.models if bt.ranked(m)}
     rows = [
         (
             model,
             met[model],
             fmt(elo[model], 1),
-            with_interval(*intervals[model]),
+            with_interval(bt.ratings[model], bt.lower[model], bt.upper[model], bt.reasons.get(model)),
             with_interval(styled.ratings[model], styled.lower[model], styled.upper[model]),
         )
-        for model in sorted(bt.models, key=lambda m: -bt.ratings[m])
+        for model in sorted(bt.models, key=lambda m: (not bt.ranked(m), -(bt.ratings[m] or 0.0)))
     ]
     return rows, intervals
 

@@ -3,10 +3,14 @@
 The variance comes from scored reference runs of the planned benchmark config. Two references: their paired
 difference on the units both scored, and the plan by simulation (`power_simulation.simulated_plan`): planned runs
 drawn from the references' own per-unit differences, each with the interval a run computes, the fewest units whose
-share of intervals excluding 0 reaches 80% (alpha 0.05). One reference: the SE of a difference between two such runs
-is taken as sqrt(2) times its figure's SE (`independent_se`), as if the two runs shared no prompt (conservative,
-since a paired comparison on shared prompts cancels what they share), and the plan is the noncentral t test's
-(`prompts_needed`, df the reference's share of units - strata; the SE shrinks as 1 / sqrt(units)).
+share of intervals excluding 0 reaches 80% (alpha 0.05), its power measured again on fresh draws. One reference:
+it says nothing of how much the other model varies, and a plan that takes it to vary as the reference does falls
+short where it varies more (65-74% where 80% was stated). So the plan bounds the other model's SE by the most a
+figure on the benchmark's scale can have (`power.scale_bound_se`) and the SE of a difference of two runs on
+different prompts by sqrt(se^2 + bound^2), the noncentral t test's plan at df the reference's share of units -
+strata (`prompts_needed`): conservative whatever the other model is. Beside it, "about" the size if both vary as
+the reference does (sqrt(2) x its SE), which is no promise. Two references give a plan that keeps its word
+without the bound.
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from longform_eval.metric.uncertainty import independent_se, minimum_detectable_difference, prompts_needed
 from longform_eval.metric.uncertainty.comparison import difference_figure
 from longform_eval.metric.uncertainty.intervals import figure_spread
-from longform_eval.metric.uncertainty.power import PowerPlan
+from longform_eval.metric.uncertainty.power import PowerPlan, scale_bound_se
 from longform_eval.metric.uncertainty.power_simulation import PairedReference, simulated_plan
+from longform_eval.metric.uncertainty.unit_intervals import figure_bounds
 from longform_eval.metric.uncertainty.units import UnitTable
 from longform_eval.metric.uncertainty.variance import linearized, rests_on
 
@@ -44,6 +51,7 @@ class PowerReference:
     strata: int = 1
     df_share: float = 1.0
     simulated_from: PairedReference | None = None  # two paired references: the plan simulates from their units
+    bound_se: float | None = None  # one reference: the most SE the other model's figure can have (None: no scale)
 
     def df_at(self, units: int) -> float:
         return max(self.df_share * (units - self.strata), 1.0)
@@ -85,7 +93,19 @@ def power_reference(args: argparse.Namespace, planned: list[RunConfig]) -> Power
     df_share = min(df / (n - strata), 1.0) if df and n > strata else 1.0
     simulated = paired_reference(runs, tables, figure) if paired and len(runs) == 2 else None
     share = n / scored if scored else 1.0
-    return PowerReference(runs, figure, se, n, paired, share, args.detect, strata, df_share, simulated)
+    bound = scale_bound(runs[0], figure) if len(runs) == 1 else None
+    return PowerReference(runs, figure, se, n, paired, share, args.detect, strata, df_share, simulated, bound)
+
+
+def scale_bound(run: ComparedRun, figure: str) -> float | None:
+    """The largest SE `figure` can have over the run's units whatever the model (its scale's width, the strata sizes
+    of the units it rests on); None where the figure's scale is not known."""
+    scale = figure_bounds(run.benchmark, [figure])[figure]
+    built = run.benchmark.figures(run.units).get(figure)
+    if scale is None or built is None:
+        return None
+    sizes = [len(values) for values in run.units.design().split(np.zeros(built.n_units), rests_on(built))]
+    return scale_bound_se(scale[1] - scale[0], [size for size in sizes if size])
 
 
 def paired_reference(runs: list[ComparedRun], tables: list[UnitTable], figure: str) -> PairedReference | None:
@@ -164,18 +184,51 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
         ]
     unit = reference.runs[0].units.unit
     counted = max(1, round(planned * reference.share))
-    se_planned = reference.se_difference * math.sqrt(reference.n_reference / counted)
+    se_planned = planned_se(reference) * math.sqrt(reference.n_reference / counted)
     detects = minimum_detectable_difference(se_planned, df=reference.df_at(counted))
     verdict = "suffice" if counted >= plan.prompts else "do not suffice"
     partial = reference.share < 1  # a figure on part of the units, e.g. one task's
     within = f" in {reference.figure}" if partial else ""
     counts = f" (at the references' share, {counted} of them count toward {reference.figure})" if partial else ""
-    how = "t test" if plan.expected_power is None else f"by simulation: {plan.expected_power:.0%} at that size"
-    return [
+    if reference.simulated_from is not None:
+        how = f"by simulation: {plan.expected_power:.0%} measured at that size"
+    elif reference.bound_se is not None:
+        how = "t test, the other model's spread bounded by its scale's largest"
+    else:
+        how = "t test"
+    needs = "at most " if reference.bound_se is not None else "about " if len(reference.runs) == 1 else ""
+    lines = [
         f"  power on {reference.figure}: {source(reference)}",
-        f"    a difference of {reference.detect:g} needs {plan.prompts:,} {unit}s{within} at 80% power, alpha 0.05 "
-        f"({how}); the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
+        f"    a difference of {reference.detect:g} needs {needs}{plan.prompts:,} {unit}s{within} at 80% power, "
+        f"alpha 0.05 ({how}); the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
     ]
+    if reference.bound_se is not None:
+        lines.append(typical_line(reference, unit, within))
+    return lines
+
+
+def planned_se(reference: PowerReference) -> float:
+    """The SE of a difference the plan rests on: with one reference and a known scale, the bounded one."""
+    if reference.bound_se is None:
+        return reference.se_difference
+    return math.hypot(reference.se_difference / math.sqrt(2), reference.bound_se)
+
+
+def typical_line(reference: PowerReference, unit: str, within: str) -> str:
+    """One reference: the size if the other model varies as the reference does (no promise)."""
+    typical = prompts_needed(
+        reference.detect,
+        reference.se_difference,
+        reference.n_reference,
+        paired=False,
+        strata=reference.strata,
+        df_share=reference.df_share,
+    )
+    return (
+        f"    about {typical.prompts:,} {unit}s{within} if the other model varies as {reference.runs[0].label} does "
+        "(no promise: where it varies more the power is lower; give a second reference run for a plan by "
+        "simulation)"
+    )
 
 
 def plan_of(reference: PowerReference) -> PowerPlan:
@@ -184,7 +237,7 @@ def plan_of(reference: PowerReference) -> PowerPlan:
         return simulated_plan(reference.simulated_from, reference.detect)
     return prompts_needed(
         reference.detect,
-        reference.se_difference,
+        planned_se(reference),
         reference.n_reference,
         paired=reference.paired,
         strata=reference.strata,
@@ -199,8 +252,14 @@ def source(reference: PowerReference) -> str:
         if reference.paired:
             return f"paired SE {se:.3f} of {a} - {b} on the {n} {unit}s both scored"
         return f"SE {se:.3f} of {a} - {b} from the two runs' own SEs (a refitted figure: not paired)"
+    own = se / math.sqrt(2)
+    if reference.bound_se is None:
+        return (
+            f"SE {own:.3f} of {reference.runs[0].label} over {n} {unit}s; one reference and no known scale, so the "
+            f"SE of a difference is taken as sqrt(2) x that = {se:.3f}, as if the other model varied as it does"
+        )
     return (
-        f"SE {se / math.sqrt(2):.3f} of {reference.runs[0].label} over {n} {unit}s; one reference, so the SE of a "
-        f"difference is taken as sqrt(2) x that = {se:.3f}, as if two runs shared no {unit} (conservative: pairing "
-        "on shared prompts usually does better; give two reference runs for their paired SE)"
+        f"SE {own:.3f} of {reference.runs[0].label} over {n} {unit}s; one reference says nothing of the other "
+        f"model, whose SE is bounded by the most its scale allows, {reference.bound_se:.3f}: the SE of a difference "
+        f"of two runs on different {unit}s is at most {planned_se(reference):.3f}"
     )

@@ -24,8 +24,9 @@ from longform_eval.common.records import read_json, require
 from longform_eval.dataset_builder.sources import Upstream, resolve_source
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, flip_rate, judge_agreement, swap
+from longform_eval.metric.pairwise.agreement_intervals import METHOD as AGREEMENT_METHOD
 from longform_eval.metric.pairwise.agreement_intervals import agreement_interval_dicts, rate_interval
-from longform_eval.metric.uncertainty.groups import as_dicts, group_method
+from longform_eval.metric.uncertainty.groups import as_dicts
 
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
@@ -33,6 +34,7 @@ from ..benchmarks import JudgeCall
 from ..benchmarks.pairwise.calls import FIRST, SECOND, Mode, PairItem, item_verdict, pair_calls, parse_reply
 from ..config import GenerationConfig, ModelSpec
 from ..progress import stage_progress
+from .failures import log_failure
 from .records import RecordLog
 from .schema import config_hash
 
@@ -45,6 +47,7 @@ RELEASED = {  # the judges whose verdicts PandaLM released: file, field
     "PandaLM-7B (released)": ("pandalm-7b-testset-v1.json", "pandalm_result"),
 }
 RELEASED_LABELS = {"0": "tie", "Tie": "tie", "1": "A", "2": "B"}
+FAILURES_FILE = "failures.jsonl"
 
 
 @dataclass(frozen=True)
@@ -116,13 +119,15 @@ def released_verdicts(folder: Path) -> dict[str, dict[str, Outcome | str | Unsco
 class AgreementJudge:
     """The judge's calls on the items, recorded once each (raw completions, attempts) and re-parsed when read.
 
-    A reply that does not parse is asked again up to `attempts` times; a failed call is counted and left pending.
+    A reply that does not parse is asked again up to `attempts` times; a failed call is logged in failures.jsonl
+    (`failures.log_failure`), counted by its error and left pending.
     """
 
     def __init__(self, out: Path, judge: ModelSpec, settings: GenerationConfig, attempts: int, constrained: bool):
         self.judge, self.settings, self.attempts, self.constrained = judge, settings, attempts, constrained
         self.hash = config_hash(settings.model_dump(mode="json"), constrained)
         self.log = RecordLog(out / "judgements.jsonl", ("key", "judge", "config_hash"))
+        self.failures = RecordLog(out / FAILURES_FILE, ("stage", "key"))
         self.failed: Counter[str] = Counter()
         self.todo: dict[str, JudgeCall] = {}
         self.retry: dict[str, JudgeCall] = {}
@@ -151,6 +156,7 @@ class AgreementJudge:
                         break
         finally:
             self.log.close()
+            self.failures.close()
             backend.close()
         return sum(self.failed.values())
 
@@ -161,7 +167,7 @@ class AgreementJudge:
     def save(self, result: Result, tick: Callable[[], None]) -> None:
         call = self.todo[result.key]
         if result.error:
-            self.failed[str(result.error)[:160]] += 1
+            log_failure(self.failures, self.failed, "judge", result, call.sample_id, self.judge.name)
             tick()
             return
         completions = self.history.setdefault(call.key, [])
@@ -192,7 +198,7 @@ def agreement_figures(items: list[HumanItem], verdicts: dict[str, Any], mode: Mo
         "mode": mode,
         "n_items": len(items),
         "n_human_majority": sum(label is not None for label in humans.values()),
-        "interval_method": group_method("item", "judge"),
+        "interval_method": AGREEMENT_METHOD,
         "agreement": compared({k: v.outcome for k, v in judged.items()}, humans),
     }
     if mode == "pairwise":
@@ -223,7 +229,7 @@ def agreement_figures(items: list[HumanItem], verdicts: dict[str, Any], mode: Mo
 
 def compared(verdicts: dict[str, Any], humans: dict[str, str | None]) -> dict[str, Any]:
     """`judge_agreement`'s figures with the intervals of agreement and Cohen's kappa beside them."""
-    return asdict(judge_agreement(verdicts, humans)) | {"intervals": agreement_interval_dicts(verdicts, humans)}
+    return asdict(judge_agreement(verdicts, humans)) | agreement_interval_dicts(verdicts, humans)
 
 
 def flips_per_item(both: list[tuple[Outcome, Outcome]]) -> np.ndarray:

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from ..helloeval.uncertainty import OFFSET, SCALE
-from .combine import combined, rescaled
+from .combine import bounded, combined, rescaled
 from .ppi import DEFAULT_LEVEL, Estimate, classical_mean, clusters_of, ppi_mean
 from .result import MIN_MATCHED, Calibrated, too_few
 from .row_agreement import row_agreement
@@ -34,7 +34,9 @@ def calibrate_overall(
     if unknown:
         raise ValueError(f"{len(unknown)} human annotations name rows the judge did not score (first: {unknown[0]})")
     tasks = sorted({task for task, _ in judge.values()})
-    judge_only = combined([judge_mean(judge, task, level) for task in tasks], "judge-only", level, SCALE, OFFSET)
+    judge_only = on_scale(
+        combined([judge_mean(judge, t, level) for t in tasks], "judge-only", level, SCALE, OFFSET, tasks)
+    )
     labelled = {row for row, _ in human}
     extra = {"strata": tasks, "row_agreement": row_agreement(judge, human, level, seed)}
     common = {"n_human": len(human), "n_judge": len(judge), "extra": extra}
@@ -44,12 +46,14 @@ def calibrate_overall(
     why = stratum_problem(judge, human, tasks)
     if why is None:
         parts = [task_estimates(judge, human, task, level) for task in tasks]
-        human_only = combined([p[0] for p in parts], "human-only", level, SCALE, OFFSET)
-        ppi = combined([p[1] for p in parts], "ppi++", level, SCALE, OFFSET)
+        human_only = on_scale(combined([p[0] for p in parts], "human-only", level, SCALE, OFFSET, tasks))
+        ppi = on_scale(combined([p[1] for p in parts], "ppi++", level, SCALE, OFFSET, tasks))
         extra["lam_by_task"] = {task: p[1].lam for task, p in zip(tasks, parts, strict=True)}
         return Calibrated("overall", judge_only, human_only, ppi, notes=(STRATIFIED,), **common)
     rows = [(row, score) for row, score in human]
-    human_only = rescaled(classical_mean([s for _, s in rows], "human-only", level, clusters_of(rows)), SCALE, OFFSET)
+    human_only = on_scale(
+        rescaled(classical_mean([s for _, s in rows], "human-only", level, clusters_of(rows)), SCALE, OFFSET)
+    )
     rest = [score for row, (_, score) in judge.items() if row not in labelled]
     if len(rest) < MIN_MATCHED:
         why_not = f"{len(rest)} rows have no human annotation; PPI needs two: the human-only figure stands alone"
@@ -58,8 +62,18 @@ def calibrate_overall(
         )
     found = ppi_mean([s for _, s in rows], [judge[r][1] for r, _ in rows], rest, level, clusters=clusters_of(rows))
     return Calibrated(
-        "overall", judge_only, human_only, rescaled(found, SCALE, OFFSET), notes=(POOLED.format(why=why),), **common
+        "overall",
+        judge_only,
+        human_only,
+        on_scale(rescaled(found, SCALE, OFFSET)),
+        notes=(POOLED.format(why=why),),
+        **common,
     )
+
+
+def on_scale(estimate: Estimate) -> Estimate:
+    """The estimate with its interval cut to HelloEval's scale, -300..100."""
+    return bounded(estimate, OFFSET, SCALE * 100 + OFFSET)
 
 
 def judge_mean(judge: Mapping[str, tuple[str, float]], task: str, level: float) -> Estimate:

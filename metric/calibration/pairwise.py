@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from ..pairwise.outcomes import as_outcome
 from ..pairwise.uncertainty import WIN_VALUE
 from .agreement import agreement, agreement_intervals
-from .ppi import DEFAULT_LEVEL, classical_mean, clusters_of, ppi_mean
+from .combine import bounded
+from .ppi import DEFAULT_LEVEL, Estimate, classical_mean, clusters_of, ppi_mean
 from .result import Calibrated, too_few
 
 WIN_RATE_NOTE = "win rate: A better 1, B better 0, equally good and equally bad 0.5 each (the package's rule)"
@@ -29,7 +30,7 @@ def calibrate_win_rate(
     unknown = sorted({item for item, _ in human} - set(judge))
     if unknown:
         raise ValueError(f"{len(unknown)} human labels name items the judge did not score (first: {unknown[0]})")
-    judge_only = classical_mean([win_value(o) for o in judge.values()], "judge-only", level)
+    judge_only = on_scale(classical_mean([win_value(o) for o in judge.values()], "judge-only", level))
     labelled = {item for item, _ in human}
     rest = [win_value(outcome) for item, outcome in judge.items() if item not in labelled]
     human_labels, judge_labels = matched_labels(judge, human)
@@ -41,13 +42,18 @@ def calibrate_win_rate(
         return Calibrated("win_rate", judge_only, None, None, absent=reason, extra=extra, **common)
     clusters = clusters_of(human)  # None where each item has one label (iid)
     values = [win_value(outcome) for _, outcome in human]
-    human_only = classical_mean(values, "human-only", level, clusters=clusters)
+    human_only = on_scale(classical_mean(values, "human-only", level, clusters=clusters))
     if len(rest) < 2:
         why = f"{len(rest)} judged items have no human label; PPI needs two: the human-only figure stands alone"
         return Calibrated("win_rate", judge_only, human_only, None, absent=why, extra=extra, **common)
     judged = [win_value(judge[item]) for item, _ in human]
-    ppi = ppi_mean(values, judged, rest, level, clusters=clusters)
+    ppi = on_scale(ppi_mean(values, judged, rest, level, clusters=clusters))
     return Calibrated("win_rate", judge_only, human_only, ppi, extra=extra, **common)
+
+
+def on_scale(estimate: Estimate) -> Estimate:
+    """The estimate with its interval cut to a win rate's scale, 0..1."""
+    return bounded(estimate, 0.0, 1.0)
 
 
 def matched_labels(judge: Mapping[str, str], human: Sequence[tuple[str, str]]) -> tuple[list[str], list[str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
+from ..uncertainty.label_agreement import kappa as label_kappa
 from ..unscored import Unscored
 from .outcomes import Outcome, as_outcome
 
@@ -62,25 +63,19 @@ def judge_agreement(
         agreement=agree / len(judged) if judged else None,
         cohen_kappa=kappa(judged, expected),
         labels=THREE_WAY,
-        confusion=sklearn_metrics().confusion_matrix(expected, judged, labels=list(THREE_WAY)).tolist()
-        if judged
-        else zero_matrix(),
+        confusion=confusion(expected, judged),
     )
 
 
 def kappa(judged: list[str], expected: list[str]) -> float | None:
-    """Cohen's kappa; None when it is undefined (no items, or a single label on both sides)."""
-    if len(set(judged) | set(expected)) < 2:
-        return None
-    return float(sklearn_metrics().cohen_kappa_score(judged, expected, labels=list(THREE_WAY)))
+    """Cohen's kappa (the package's one implementation, `uncertainty.label_agreement`); None when it is undefined
+    (no items, or a single label on both sides)."""
+    return label_kappa(expected, judged)
 
 
-def zero_matrix() -> list[list[int]]:
-    return [[0] * len(THREE_WAY) for _ in THREE_WAY]
-
-
-def sklearn_metrics():
-    """sklearn.metrics, imported on first use (about a second): importing the metric stays light."""
-    import sklearn.metrics
-
-    return sklearn.metrics
+def confusion(expected: list[str], judged: list[str]) -> list[list[int]]:
+    """Counts of reference `THREE_WAY[i]` judged `THREE_WAY[j]`."""
+    found = [[0] * len(THREE_WAY) for _ in THREE_WAY]
+    for reference, verdict in zip(expected, judged, strict=True):
+        found[THREE_WAY.index(reference)][THREE_WAY.index(verdict)] += 1
+    return found

@@ -1,6 +1,13 @@
 """Elo (TencentLLMEval: K = 4, start 1000, mean over 20 seeded shuffles) and Bradley-Terry with bootstrap CIs.
 
 Ties ("equally good" and "equally bad") are draws: S = 0.5 in Elo, half a win and half a loss in Bradley-Terry.
+
+A rating from a few battles is no rating: a model with fewer than MIN_BATTLES battles gets no interval and is not
+ranked (`BradleyTerry.reasons`, `ranked`), and the Bradley-Terry maximum-likelihood ratings are finite only where
+every model has scored against the others and they against it (the battle graph is strongly connected; one vote
+gives 2549.7 and -549.7, the ridge's numbers, not a fit): otherwise no model gets a rating. The bootstrap interval
+is left out where more than alpha / 2 of the resamples lose that connection (their fit diverges: one tail is
+unknown).
 """
 
 from __future__ import annotations
@@ -8,7 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,6 +23,7 @@ from .outcomes import Battle, models_of, score_for_a
 
 ELO_SCALE = 400.0
 RIDGE = 1e-9  # keeps a model that never lost (or never won) at a finite rating
+MIN_BATTLES = 20  # a model with fewer battles has no rating interval and no rank (the Space ranks from 20 votes)
 
 
 def check_integer(name: str, value: object, minimum: int) -> None:
@@ -30,6 +38,16 @@ def check_number(name: str, value: object, positive: bool = False) -> None:
     real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
     if not real or not math.isfinite(value) or (positive and value <= 0):
         raise ValueError(f"{name} must be a {'positive' if positive else 'finite'} number, got {value!r}")
+
+
+def check_bootstrap(bootstrap: object, seed: object, alpha: object) -> None:
+    """Raise a ValueError naming the argument unless the bootstrap's rounds and seed are integers >= 0 and alpha is in
+    (0, 1)."""
+    check_integer("bootstrap", bootstrap, 0)
+    check_integer("seed", seed, 0)
+    check_number("alpha", alpha)
+    if not 0 < alpha < 1:  # type: ignore[operator]
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
 
 
 def battle_arrays(battles: Sequence[Battle], models: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,11 +120,20 @@ def fit_strengths(a: np.ndarray, b: np.ndarray, s: np.ndarray, n_models: int) ->
 
 @dataclass(frozen=True)
 class BradleyTerry:
+    """Ratings on the Elo scale (None: no finite rating) and their bounds (None: no interval, `reasons` says why);
+    `battles` per model."""
+
     models: list[str]
-    ratings: dict[str, float]
-    lower: dict[str, float]
-    upper: dict[str, float]
+    ratings: dict[str, float | None]
+    lower: dict[str, float | None]
+    upper: dict[str, float | None]
     rounds: int
+    battles: dict[str, int] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def ranked(self, model: str) -> bool:
+        """Whether the model has a rating with an interval (enough battles, a finite fit on the resamples)."""
+        return self.lower.get(model) is not None
 
 
 def bradley_terry(
@@ -114,33 +141,62 @@ def bradley_terry(
 ) -> BradleyTerry:
     """BT ratings on the Elo scale (base + 400 * log10-strength) with percentile bootstrap intervals.
 
-    No battles gives no ratings (empty dicts); `bootstrap` must be an integer >= 0 (0: no bootstrap, the interval is
-    the point), `seed` an integer >= 0, `base` a finite number and `alpha` in (0, 1).
+    No battles gives no ratings (empty dicts); `bootstrap` must be an integer >= 0 (0: no bootstrap, no interval),
+    `seed` an integer >= 0, `base` a finite number and `alpha` in (0, 1). A model below MIN_BATTLES battles, or
+    every model where the fit (or more than alpha / 2 of the resamples' fits) diverges, has no interval, `reasons`
+    saying why; without a finite fit there are no ratings either.
     """
-    check_integer("bootstrap", bootstrap, 0)
-    check_integer("seed", seed, 0)
+    check_bootstrap(bootstrap, seed, alpha)
     check_number("base", base)
-    check_number("alpha", alpha)
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if not battles:
         return BradleyTerry(models=[], ratings={}, lower={}, upper={}, rounds=bootstrap)
     models = models_of(battles)
     a, b, s = battle_arrays(battles, models)
     to_elo = ELO_SCALE / math.log(10.0)
+    counts = dict(zip(models, np.bincount(np.concatenate([a, b]), minlength=len(models)).tolist(), strict=True))
+    reasons = too_few_battles(counts)
+    if not connected(a, b, s, len(models)):
+        why = "no finite rating: some models never lost (or never won) against the others"
+        none: dict[str, float | None] = dict.fromkeys(models)
+        return BradleyTerry(models, none, dict(none), dict(none), bootstrap, counts, dict.fromkeys(models, why))
     point = base + to_elo * fit_strengths(a, b, s, len(models))
 
     def refit(pick: np.ndarray) -> np.ndarray:
+        if not connected(a[pick], b[pick], s[pick], len(models)):
+            return np.full(len(models), np.nan)
         return base + to_elo * fit_strengths(a[pick], b[pick], s[pick], len(models))
 
     low, high = percentile_interval(refit, len(battles), point, bootstrap, seed, alpha)
+    if bootstrap == 0:
+        reasons = {m: "no bootstrap rounds: no interval" for m in models} | reasons
+    elif not np.all(np.isfinite(low)):
+        reasons = dict.fromkeys(models, f"the fit diverges on more than {alpha / 2:.1%} of the resamples") | reasons
+    bounded = [m for m in models if m not in reasons]
     return BradleyTerry(
         models=models,
         ratings=dict(zip(models, point.tolist(), strict=True)),
-        lower=dict(zip(models, np.asarray(low).tolist(), strict=True)),
-        upper=dict(zip(models, np.asarray(high).tolist(), strict=True)),
+        lower={m: float(low[i]) if m in bounded else None for i, m in enumerate(models)},
+        upper={m: float(high[i]) if m in bounded else None for i, m in enumerate(models)},
         rounds=bootstrap,
+        battles=counts,
+        reasons=reasons,
     )
+
+
+def too_few_battles(counts: dict[str, int]) -> dict[str, str]:
+    """Why each model with fewer than MIN_BATTLES battles has no interval and no rank."""
+    return {m: f"{n} battles, fewer than {MIN_BATTLES}: not ranked" for m, n in counts.items() if n < MIN_BATTLES}
+
+
+def connected(a: np.ndarray, b: np.ndarray, s: np.ndarray, n_models: int) -> bool:
+    """Whether every model can be reached from every other through battles it scored in (a win or a tie): the
+    condition under which the maximum-likelihood ratings are finite (Zermelo 1929; Ford 1957)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    scored = np.concatenate([a[s > 0], b[s < 1]]), np.concatenate([b[s > 0], a[s < 1]])
+    graph = coo_matrix((np.ones(len(scored[0])), scored), shape=(n_models, n_models))
+    return connected_components(graph, directed=True, connection="strong")[0] == 1
 
 
 def percentile_interval(
@@ -151,12 +207,18 @@ def percentile_interval(
     seed: int,
     alpha: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap over battles: `refit(indices)` rates one resample; no rounds gives (point, point)."""
+    """Percentile bootstrap over battles: `refit(indices)` rates one resample (NaN where its fit diverges); no rounds
+    gives (point, point); NaN bounds where more than alpha / 2 of the resamples diverge."""
     if not bootstrap:
         return point, point
     rng = np.random.default_rng(seed)
     samples = np.stack([refit(rng.integers(0, n_battles, n_battles)) for _ in range(bootstrap)])
-    low, high = np.percentile(samples, [100 * alpha / 2, 100 * (1 - alpha / 2)], axis=0)
+    diverged = np.isnan(samples).any(axis=1)
+    if diverged.mean() > alpha / 2:
+        return np.full(len(point), np.nan), np.full(len(point), np.nan)
+    # a diverged resample lies beyond one tail, which one unknown: counted in both (the wider interval)
+    kept, tail = samples[~diverged], (alpha / 2 * bootstrap - diverged.sum()) / max(1, (~diverged).sum())
+    low, high = np.quantile(kept, [max(tail, 0.0), min(1 - tail, 1.0)], axis=0)
     return low, high
 
 

@@ -40,7 +40,7 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -68,13 +68,13 @@ class StyleFeatures:
     bold: int
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            value = getattr(self, field.name)
+        for count in fields(self):
+            value = getattr(self, count.name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-                raise ValueError(f"{field.name}: expected a count (an integer >= 0), got {value!r:.40}")
+                raise ValueError(f"{count.name}: expected a count (an integer >= 0), got {value!r:.40}")
 
 
-STYLE_NAMES = tuple(field.name for field in fields(StyleFeatures))
+STYLE_NAMES = tuple(count.name for count in fields(StyleFeatures))
 
 
 def whitespace_tokens(text: str) -> int:
@@ -98,7 +98,7 @@ def style_features(text: str, count_tokens: Callable[[str], int] = whitespace_to
 class StyleControlledBT(BradleyTerry):
     """Bradley-Terry ratings with the style covariates held out, and the covariates' coefficients (logit units)."""
 
-    style: dict[str, float]
+    style: dict[str, float] = field(default_factory=dict)
 
 
 def style_controlled_bradley_terry(

@@ -19,10 +19,11 @@ How a benchmark uses it:
      `stic2 = affine(ratio(yes, checks), 100)`, `wavg = product(cr, stic2, 1 / 100)` (per-item counts).
    - LongBench-Write `S_l = mean(s_l)`, `S_q = mean(s_q)` (NaN where unscored),
      `S = weighted_sum([S_l, S_q], [0.5, 0.5])`.
-3. `intervals(figures, design, bounds={name: (low, high)})` -> {name: Interval or None}: figure - q x SE, the
-   SE linearized over the design's units with the n/(n-1) small-sample factor per stratum (what a rescaling
-   bootstrap converges to), q the studentized bootstrap's quantiles (Student's t at Welch-Satterthwaite df where no
-   resample can be studentized), bounds clipped to the figure's attainable range; None for a
+3. `intervals(figures, design, bounds={name: (low, high)})` -> {name: Interval or None}: Student's t at
+   Welch-Satterthwaite df on the SE linearized over the design's units with the n/(n-1) small-sample factor per
+   stratum (what a rescaling bootstrap converges to), computed on the logit of the figure's attainable range where
+   `bounds` give it (so the interval stays on the scale; chosen over the studentized bootstrap by measured coverage,
+   bench/interval_coverage.py); None for a
    figure on one unit per stratum (`interval_reasons` says why; a one-unit stratum among larger ones borrows the
    pooled variance in `sparse.pooled_interval`, where the unit values are known). `scores.json` gets
    `{name: interval.to_dict()}` ({"low", "high", "se", "n"}, "clipped": true where cut) under `intervals`, the
@@ -52,8 +53,8 @@ How a benchmark uses it:
 >>> found = intervals({"overall": overall}, design, rounds=200, seed=0)["overall"]
 >>> found.low <= found.point <= found.high, sorted(found.to_dict())
 (True, ['high', 'low', 'n', 'se'])
->>> interval_method(design, rounds=200)[:67]
-'95% studentized bootstrap interval over prompts, stratified by task'
+>>> interval_method(design, rounds=200)[:49]
+'95% t interval over prompts, stratified by task: '
 >>> interval_reasons({"chat": mean(scores, scored=[True, False, False, False, False, False])}, design)
 {'chat': 'one prompt per task: no variance to estimate'}
 """

@@ -14,8 +14,7 @@ import numpy as np
 
 from .design import Design
 from .figures import Figure
-from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Interval, intervals, statistic_interval
-from .studentized import MIN_UNITS
+from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Bounds, Interval, intervals, statistic_interval
 
 
 def spread_only(found: Mapping[str, Interval | None]) -> dict[str, Interval | None]:
@@ -23,12 +22,16 @@ def spread_only(found: Mapping[str, Interval | None]) -> dict[str, Interval | No
     return {name: None if value is None or value.n < 2 else value for name, value in found.items()}
 
 
-def group_intervals(figures: Mapping[str, Figure], unit: str = "prompt") -> dict[str, Interval | None]:
-    """Each figure's interval from resamples of the group's units (every figure built on the same units)."""
+def group_intervals(
+    figures: Mapping[str, Figure], unit: str = "prompt", bounds: Mapping[str, Bounds] | None = None
+) -> dict[str, Interval | None]:
+    """Each figure's interval from resamples of the group's units (every figure built on the same units), cut to
+    `bounds` (a figure's scale) where given."""
     sizes = {figure.n_units for figure in figures.values()}
     if len(sizes) != 1:
         raise ValueError(f"group figures rest on different numbers of units {sorted(sizes)}")
-    return spread_only(intervals(figures, Design.simple(sizes.pop(), unit=unit), DEFAULT_ROUNDS, DEFAULT_SEED))
+    design = Design.simple(sizes.pop(), unit=unit)
+    return spread_only(intervals(figures, design, DEFAULT_ROUNDS, DEFAULT_SEED, bounds=bounds))
 
 
 def group_statistic_interval(statistic: Callable[[np.ndarray], float], n_units: int, unit: str) -> Interval | None:
@@ -46,9 +49,8 @@ def as_dicts(found: Mapping[str, Interval | None]) -> dict[str, dict[str, float 
 def group_method(unit: str, group: str) -> str:
     """The words a results file records beside its groups' intervals."""
     return (
-        f"{DEFAULT_LEVEL:.0%} studentized bootstrap interval over each {group}'s {unit}s (linearized SE with the "
-        f"n/(n-1) small-sample factor, the bootstrap t's quantiles over {DEFAULT_ROUNDS} resamples, seed "
-        f"{DEFAULT_SEED}; Student's t on fewer than {MIN_UNITS} {unit}s or where most resamples miss a rare value; "
-        f"statistics that are refitted: bootstrap SE, rescaled likewise, with a t quantile); none for a {group} with "
-        f"a single {unit} or no variation"
+        f"{DEFAULT_LEVEL:.0%} t interval over each {group}'s {unit}s (linearized SE with the n/(n-1) small-sample "
+        "factor, Welch-Satterthwaite df, on the logit of the figure's scale so it stays on it; statistics that are "
+        f"refitted: bootstrap SE over {DEFAULT_ROUNDS} resamples, seed {DEFAULT_SEED}, rescaled likewise, with a t "
+        f"quantile); none for a {group} with a single {unit} or no variation"
     )

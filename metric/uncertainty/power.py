@@ -23,6 +23,10 @@ ASSUMPTIONS = (
     "new prompts drawn like the reference's, the models compared vary as the reference's did"
 )
 INDEPENDENT = "; independent runs: se_difference = sqrt(se_a^2 + se_b^2), no pairing gain (conservative)"
+BOUNDED = (
+    "; one reference: the other model's SE bounded by the most a figure on its {width:g}-wide scale can have (each "
+    "unit's variance at most width^2 / 4, Popoviciu), whatever the other model is"
+)
 
 
 def check_positive(name: str, value: object) -> None:
@@ -110,6 +114,18 @@ def independent_se(se_a: float, se_b: float | None = None) -> float:
     check_positive("se_a", se_a)
     check_positive("se_b", se_b)
     return math.hypot(se_a, se_b)
+
+
+def scale_bound_se(width: float, stratum_sizes: list[int]) -> float:
+    """The largest SE a mean of per-unit scores on a scale `width` wide can have over strata of these sizes, the
+    figure the mean of the strata's means (one stratum: the plain mean): sqrt(sum_h (1/H)^2 (width / 2)^2 / n_h),
+    each unit's variance at most (width / 2)^2 (Popoviciu's inequality). A figure that weighs its units unequally
+    (a pooled ratio over items of different sizes) is bounded by it only approximately."""
+    check_positive("width", width)
+    if not stratum_sizes or min(stratum_sizes) < 1:
+        raise ValueError(f"stratum_sizes must be positive unit counts, got {stratum_sizes!r}")
+    strata = len(stratum_sizes)
+    return width / 2 * math.sqrt(sum(1 / (strata * strata * n) for n in stratum_sizes))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from .borrowed import borrowed_variance
 from .comparison import Difference, difference_figure, difference_from
 from .design import Design
 from .figures import Figure
-from .intervals import DEFAULT_LEVEL, Bounds, Interval, contributions_interval
+from .intervals import DEFAULT_LEVEL, Bounds, Interval, contributions_interval, t_interval
 from .judge_noise import influence
 from .variance import Measured, Spread, linearized, no_spread_reason, rests_on, spread
 
@@ -75,7 +75,16 @@ def pooled_interval(
     reason = no_spread_reason(found.spread, design)
     if reason is not None or point is None:
         return None, reason
-    return contributions_interval(point, found.spread, found.z, found.rests, design, level, bounds)[0], None
+    return borrowed_interval(point, found.spread, level, bounds), None
+
+
+def borrowed_interval(point: float, found: Spread, level: float, bounds: Bounds) -> Interval:
+    """The t interval on a spread with a borrowed part, cut to `bounds`: the borrowed variance is the one at which
+    this symmetric interval covers on average (`borrowed`), so it takes no transformation of the scale (on the
+    scale's logit it covered 97-98% where the others held 5 prompts per task, bench/interval_coverage.py)."""
+    if found.borrowed > 0:
+        return t_interval(point, found.se, found.df, found.n, level, bounds)
+    return contributions_interval(point, found, level, bounds)
 
 
 def pooled_method(design: Design) -> str:
@@ -106,5 +115,5 @@ def pooled_difference(
     if reason is not None or point is None:
         return None, reason
     both = np.any(a.columns != 0, axis=1) & np.any(b.columns != 0, axis=1)
-    found_interval, draws = contributions_interval(point, found.spread, found.z, found.rests, design, level, bounds)
-    return difference_from(found_interval, int(both.sum()), draws), None
+    found_interval = borrowed_interval(point, found.spread, level, bounds)
+    return difference_from(found_interval, int(both.sum())), None

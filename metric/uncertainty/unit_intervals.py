@@ -1,6 +1,6 @@
-"""Intervals of the figures a benchmark builds from its unit table: the studentized interval on the design's units
-(`intervals`), one-unit strata borrowing the pooled variance where the unit values are known (with Student's t),
-the bounds clipped to each figure's scale.
+"""Intervals of the figures a benchmark builds from its unit table: the t interval on the design's units
+(`intervals`), one-unit strata borrowing the pooled variance where the unit values are known, each interval on its
+figure's scale (computed on the scale's logit).
 
 `source` is anything with `figures(units) -> {name: Figure}` and `judge_noise_column` (the unit column that a judge
 sample changes, or None), and optionally `headline_scale` ("-300..100"), `percent_figures` (figures kept as

@@ -20,6 +20,7 @@ from .design import Design
 from .figures import Figure
 
 RELATIVE_STEP = 1e-6  # central differences of `combine` in its sums
+FLOAT_NOISE = 1e-9  # contributions that vary less than this share of the terms they sum are float noise
 
 
 def gradient(figure: Figure) -> np.ndarray | None:
@@ -35,6 +36,18 @@ def linearized(figure: Figure) -> np.ndarray | None:
     """Each unit's linearized contribution z_i (what the figure moves per unit of the unit's weight)."""
     slope = gradient(figure)
     return None if slope is None else figure.columns @ slope
+
+
+def only_float_noise(figure: Figure, z: np.ndarray, rests: np.ndarray, design: Design) -> bool:
+    """Whether the contributions vary, within every stratum, by no more than float noise on the terms they are made
+    of: values that are equal but for rounding (50 as sums of 0.5 x weights, 49.999999999999993 for some rows) give
+    a variance of 1e-29, not a measured one."""
+    slope = gradient(figure)
+    if slope is None:
+        return False
+    terms = np.abs(figure.columns) @ np.abs(slope)
+    size = float(terms[rests].max()) if rests.any() else 0.0
+    return all(np.ptp(values) <= FLOAT_NOISE * size for values in design.split(z, rests) if len(values))
 
 
 def rests_on(*figures: Figure) -> np.ndarray:

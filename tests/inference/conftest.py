@@ -108,7 +108,7 @@ def save_tiny_llama(folder: Path, max_positions: int = 64, extra_words: tuple[st
 def assert_intervals_hold(scores: dict, names: tuple[str, ...], value_of=None) -> None:
     """scores.json has a 95% interval {"low", "high", "se", "n"} for each figure in `names`, holding the figure."""
     value_of = value_of or (lambda name: scores[name])
-    assert scores["interval_method"].startswith("95% studentized bootstrap interval over")
+    assert scores["interval_method"].startswith("95% t interval over")
     for name in names:
         interval = scores["intervals"][name]
         assert set(interval) - {"clipped"} == {"low", "high", "se", "n"}, name

@@ -72,7 +72,7 @@ def test_five_prompts_end_to_end(shared_data, replays, tmp_path):
         "s_l": pytest.approx(50.0),
         "s_q": pytest.approx(75.0),
     }
-    assert scores["part_interval_method"].startswith("95% studentized bootstrap interval over each part's prompts")
+    assert scores["part_interval_method"].startswith("95% t interval over each part's prompts")
     assert_intervals_hold(scores | {"intervals": bucket["intervals"]}, ("s_l", "s_q"), value_of=bucket.get)
     assert (bucket["intervals"]["s_l"]["n"], bucket["intervals"]["s_q"]["n"]) == (5, 3)
     zh = scores["by_language"]["zh"]  # two outputs, one of them scored: S_q rests on one and has no interval

@@ -106,7 +106,7 @@ def test_two_recorded_models_on_20_questions_judged_in_both_orders(questions, tm
         assert figure in report
     assert "Bradley-Terry [95% CI]" in report and "| area |" in report and "| task |" in report
     assert "win rate [95% CI]" in report
-    assert "Group intervals: 95% studentized bootstrap interval over each group's" in report
+    assert "Group intervals: 95% t interval over each group's" in report
 
     assert main(["report", str(runs / "A"), str(runs / "B")]) == 0
     board = (runs / "pairwise_leaderboard.md").read_text()
@@ -273,8 +273,10 @@ def test_judge_agreement_reproduces_a_released_judge_from_its_verdicts(shared_da
         for name in ("agreement", "cohen_kappa"):
             interval = figures["intervals"][name]
             assert interval["low"] <= figures[name] <= interval["high"] < 1 and interval["n"] == ours["n"]
-    # no item flips, and consistent verdicts pick each position once: no spread, so no interval (never a zero width)
-    assert result["intervals"]["flip_rate"] is None and result["flip_rate"] == 0.0
+    # no item flips: 0 of n is still uncertain (Wilson's interval, in [0, 1]); consistent verdicts pick each position
+    # once: no spread, so no interval (never a zero width)
+    flips = result["intervals"]["flip_rate"]
+    assert flips["low"] == 0.0 < flips["high"] < 0.1 and result["flip_rate"] == 0.0
     assert result["intervals"]["first_position_preference"] is None and result["first_position_preference"] == 0.5
     kappa = ours["intervals"]["cohen_kappa"]
     row = f"| {ours['agreement']:.3f} [{ours['intervals']['agreement']['low']:.3f}, "
@@ -302,3 +304,30 @@ def test_judge_agreement_intervals_narrow_with_more_items_and_need_two(shared_da
         small, large = (found[limit]["agreement"]["intervals"][name] for limit in (15, 60))
         assert small["high"] - small["low"] > large["high"] - large["low"] > 0
         assert small["low"] <= found[15]["agreement"][name] <= small["high"]
+
+
+def test_judge_agreement_intervals_stay_on_their_scales_at_a_few_items(shared_data, tmp_path):
+    """--limit 3 printed agreement 0.333 [-1.101, 1.768] and --limit 12 a kappa interval [-0.083, 1.226]."""
+    judge = released_judge_replay(shared_data, tmp_path)
+    for limit in (3, 12):
+        assert main(agreement_args(judge, limit, tmp_path / f"agreement_{limit}")) == 0
+        result = json.loads((tmp_path / f"agreement_{limit}/agreement.json").read_text())
+        for figures in (result["agreement"], *result["released"].values()):
+            agreement, kappa = figures["intervals"]["agreement"], figures["intervals"]["cohen_kappa"]
+            assert 0 <= agreement["low"] <= figures["agreement"] <= agreement["high"] <= 1
+            if kappa is None:
+                assert figures["interval_notes"]["cohen_kappa"]
+            else:
+                assert -1 <= kappa["low"] <= figures["cohen_kappa"] <= kappa["high"] <= 1
+
+
+def test_judge_agreement_with_every_call_failed_says_why_and_keeps_the_failures(tmp_path, capsys):
+    judge = write_replay(tmp_path / "judge.jsonl", [("no such call", "Verdict: A")])
+    out = tmp_path / "agreement"
+    assert main(agreement_args(judge, 3, out)) == 1
+    err = capsys.readouterr().err
+    assert "every judge call failed (6 of 6): judge: no recorded completion" in err
+    assert str(out / "failures.jsonl") in err
+    failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert len(failures) == 6 and {f["stage"] for f in failures} == {"judge"}
+    assert all("no recorded completion" in f["error"] for f in failures)

@@ -215,7 +215,14 @@ def test_longgenbench_pipeline_with_a_recorded_model_and_judge(shared_data, tmp_
     assert scores["intervals"]["cr"] is None
     assert scores["interval_notes"]["cr"] == "the items' values do not vary: no variance to estimate"
     # checks clustered in items
-    assert scores["interval_method"].startswith("95% studentized bootstrap interval over items (bootstrap-t")
+    assert scores["interval_method"].startswith("95% t interval over items: figure ± t(df) x SE")
+    # the per-type and per-scenario table carries intervals over items too (two items: a t interval, in 0..100)
+    breakdown = scores["group_intervals"]
+    assert set(breakdown) == {*scores["by_type"], *scores["by_scenario"]}
+    for name, group in {**scores["by_type"], **scores["by_scenario"]}.items():
+        stic1 = breakdown[name]["stic1"]
+        assert stic1 is None or 0 <= stic1["low"] <= group["stic1"] <= stic1["high"] <= 100
+    assert "| group | CR [95% CI] | STIC-1 [95% CI] | STIC-2 [95% CI] |" in (out / "report.md").read_text()
 
 
 def test_the_lenient_parser_is_opt_in_and_counts_its_rescues(gpt4o_replays, tmp_path):

@@ -82,14 +82,15 @@ def test_pairwise_refuses_a_bad_seed(pairwise_metric, seed):
 
 
 def test_pairwise_without_bootstrap_gives_ratings_and_no_interval(pairwise_metric):
-    labels = ["A"] * 6 + ["B"] * 2
+    labels = ["A"] * 18 + ["B"] * 6  # 24 comparisons: enough to rank both models
     result = pairwise_metric.compute(
-        predictions=labels, references=labels, model_a=["x"] * 8, model_b=["y"] * 8, bootstrap_rounds=0
+        predictions=labels, references=labels, model_a=["x"] * 24, model_b=["y"] * 24, bootstrap_rounds=0
     )
     assert result["bt_x"] > 1000 > result["bt_y"]
     assert result["bt_x_lower"] is None and result["bt_y_upper"] is None
+    assert result["bt_x_note"] == "no bootstrap rounds: no interval"
     with_rounds = pairwise_metric.compute(
-        predictions=labels, references=labels, model_a=["x"] * 8, model_b=["y"] * 8, bootstrap_rounds=np.int64(5)
+        predictions=labels, references=labels, model_a=["x"] * 24, model_b=["y"] * 24, bootstrap_rounds=np.int64(5)
     )
     assert with_rounds["bt_x"] == pytest.approx(result["bt_x"])
     assert with_rounds["bt_x_lower"] <= with_rounds["bt_x"] <= with_rounds["bt_x_upper"]

@@ -59,10 +59,13 @@ def test_weighted_r_counts_each_pair_its_weight():
 
 def test_undefined_figures_have_no_interval():
     judge, human = fixed_rows()
-    assert all(value is None for value in row_agreement(judge, human[:1]).values())
+    one = row_agreement(judge, human[:1])
+    assert all(value is None for name, value in one.items() if name != "notes")
+    assert one["notes"]["pearson_r"] == "1 annotation: no interval"
     flat = {row: (task, 50.0) for row, (task, _) in judge.items()}
     found = row_agreement(flat, human)
     assert found["pearson_r"] is None and found["pearson_r_interval"] is None
+    assert found["notes"]["pearson_r"] == "the judge row scores do not vary: Pearson's r is undefined"
     assert found["mean_difference_interval"] is not None
 
 

@@ -66,7 +66,7 @@ def test_a_group_of_one_unit_has_no_interval_and_the_same_seed_gives_the_same_on
     assert first["win_rate"]["low"] <= 0.6 <= first["win_rate"]["high"]
     with pytest.raises(ValueError, match="different numbers of units"):
         group_intervals({"a": mean([1.0, 0.0]), "b": mean([1.0, 0.0, 1.0])})
-    assert group_method("prompt", "bucket").startswith("95% studentized bootstrap interval over each bucket's prompts")
+    assert group_method("prompt", "bucket").startswith("95% t interval over each bucket's prompts")
 
 
 def test_rate_interval_pools_an_items_verdicts():

@@ -94,13 +94,18 @@ def test_identical_values_get_no_zero_width_interval():
     )
 
 
-def test_bounds_are_clipped_to_the_scale_and_say_so():
-    scores = np.array([100.0, 100.0, 100.0, 100.0, 85.0, 100.0, 95.0, 100.0])  # a task score near the top of -300..100
-    found = interval(affine(mean(scores), 4, -300), Design.simple(8), bounds=SCALE)
-    assert found.high == 100.0 and found.clipped and found.to_dict()["clipped"] is True
-    assert found.low > -300
-    inside = interval(affine(mean(np.array([50.0, 60.0, 55.0, 52.0])), 4, -300), Design.simple(4), bounds=SCALE)
-    assert not inside.clipped and "clipped" not in inside.to_dict()
+def test_an_interval_stays_on_the_scale_without_being_clipped():
+    """A task score near the top of -300..100 on 8 prompts: the symmetric t interval passed 100 and was cut; on the
+    scale's logit it ends below 100 by construction."""
+    scores = np.array([100.0, 100.0, 100.0, 100.0, 85.0, 100.0, 95.0, 100.0])
+    figure, design = affine(mean(scores), 4, -300), Design.simple(8)
+    found = interval(figure, design, bounds=SCALE)
+    plain = interval(figure, design)
+    assert plain.high > 100  # the t interval without the scale leaves it
+    assert -300 < found.low < found.point < found.high < 100 and not found.clipped
+    assert "clipped" not in found.to_dict()
+    at_the_top = interval(affine(mean(np.array([100.0, 100.0, 100.0])), 4, -300), Design.simple(3), bounds=SCALE)
+    assert at_the_top is None  # every prompt at 100: no spread, no interval
 
 
 def test_the_variance_split_and_the_interval_have_one_se():

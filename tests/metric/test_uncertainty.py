@@ -52,10 +52,10 @@ def test_a_plain_mean_agrees_with_the_textbook_t_interval(draw):
     assert found.se == pytest.approx(se, rel=1e-6)  # the n/(n-1) factor makes it the textbook s / sqrt(n)
     assert found.df == pytest.approx(len(values) - 1)
     half = quantile * se
-    # the studentized bootstrap's quantiles: at 20,000 units Student's t's, up to Monte Carlo noise and the skew
-    assert found.low == pytest.approx(values.mean() - half, abs=0.05 * half)
-    assert found.high == pytest.approx(values.mean() + half, abs=0.05 * half)
-    assert (found.n, found.rounds, found.dropped) == (20_000, 2000, 0)
+    # no scale given: the t interval itself, drawing no resample
+    assert found.low == pytest.approx(values.mean() - half, rel=1e-9)
+    assert found.high == pytest.approx(values.mean() + half, rel=1e-9)
+    assert (found.n, found.rounds, found.dropped) == (20_000, 0, 0)
 
 
 def test_the_seed_fixes_the_interval_and_another_seed_barely_moves_it():
@@ -67,15 +67,20 @@ def test_the_seed_fixes_the_interval_and_another_seed_barely_moves_it():
     assert other.se == first.se and abs(other.width - first.width) < 0.06 * first.width  # Monte Carlo noise
 
 
-def test_skewed_units_widen_the_interval_on_the_side_of_the_tail():
-    """Five prompts per task, a zero among scores near 90 in every task: (figure* - figure) / SE* is skewed, and its
-    lower quantile reaches further than Student's t, so the lower bound does, and the upper stays nearer."""
+def test_a_figure_near_the_top_of_its_scale_reaches_further_down_than_up():
+    """Five prompts per task, scores near 90 on 0..100 (the figure near the top of -300..100): the t interval on the
+    scale's logit, with the far side's floor, reaches further towards the bottom of the scale, where a model's rare
+    failures lie, than towards the top, and stays on the scale."""
     tasks = [task for task in "abcde" for _ in range(5)]
-    scores = np.array([0.0, 88.0, 90.0, 92.0, 95.0] * 5)
-    found = interval(stratified_mean(scores, tasks), Design.stratified(tasks, by="task"), seed=0)
+    scores = np.array([80.0, 88.0, 90.0, 92.0, 95.0] * 5)
+    figure = affine(stratified_mean(scores, tasks), 4, -300)
+    design = Design.stratified(tasks, by="task")
+    found = interval(figure, design, bounds=(-300.0, 100.0))
     half = t.ppf(0.975, found.df) * found.se
-    assert found.point - found.low > 1.1 * half  # the tail's side reaches a tenth further at least
-    assert found.high - found.point < 0.9 * half
+    assert found.point - found.low > 1.1 * half > half > found.high - found.point > 0.8 * half
+    assert found.high < 100 and not found.clipped
+    plain = interval(figure, design)
+    assert plain.point - plain.low == pytest.approx(plain.high - plain.point)  # no scale: the symmetric t interval
 
 
 def test_stratified_resampling_keeps_every_stratum_size():
@@ -193,13 +198,13 @@ def test_n_paired_counts_the_units_both_figures_rest_on():
     assert found.difference == pytest.approx((1 + 4 + 5) / 3 - (1 + 4 + 6) / 3)
 
 
-def test_the_p_value_is_the_studentized_bootstraps_near_the_t_tests_on_normal_differences():
+def test_the_p_value_is_the_paired_t_tests_and_agrees_with_the_interval():
     a, b = correlated_runs(40, 11)
     found = paired_difference(mean(a), mean(b), Design.simple(40))
     d = a - b
     statistic = d.mean() / (d.std(ddof=1) / np.sqrt(40))
     t_test = 2 * t.sf(abs(statistic), 39)
-    assert found.p_value == pytest.approx(t_test, abs=0.02)  # normal-ish differences: the two tests nearly agree
+    assert found.p_value == pytest.approx(t_test, rel=1e-6)  # the interval's own test: the paired t test
     assert found.df == pytest.approx(39)
     assert (found.p_value < 0.05) == found.distinguishable
 
@@ -274,11 +279,11 @@ def test_a_statistic_of_weighted_units_sees_the_same_resamples_as_the_figures():
 def test_interval_method_names_the_units_the_strata_and_the_method():
     design = Design.stratified(["chat", "qa"], by="task")
     words = interval_method(design)
-    assert words.startswith("95% studentized bootstrap interval over prompts, stratified by task (bootstrap-t, 2000")
+    assert words.startswith("95% t interval over prompts, stratified by task: figure ± t(df) x SE on the logit")
     assert "n/(n-1) small-sample factor per task" in words and "none for a figure on one prompt per task" in words
-    assert "Student's t at Welch-Satterthwaite df on fewer than 20 prompts" in words
+    assert "df Welch-Satterthwaite's" in words and "bootstrap SE (2000 resamples, seed 0)" in words
     items = interval_method(Design.simple(3, unit="item"), 500, 7, 0.9)
-    assert items.startswith("90% studentized bootstrap interval over items (bootstrap-t, 500 resamples, seed 7)")
+    assert items.startswith("90% t interval over items:") and "(500 resamples, seed 7)" in items
     assert "none for a figure on one item" in items
 
 

@@ -133,18 +133,21 @@ def test_agreement_and_kappa_carry_the_calibration_packages_seeded_intervals():
 def test_agreement_without_an_interval_says_why():
     one = votes_between({("m1", "m2"): 0.5}, 1, judge=lambda o, rng: o)
     agreed, kappa = agreement_scores(one)
-    assert agreed.point == pytest.approx(1.0) and agreed.low is None and agreed.reason == "one vote" and kappa is None
+    assert agreed.point == pytest.approx(1.0) and agreed.low is None and agreed.reason.startswith("one vote")
+    assert kappa is None
     alike = votes_between({("m1", "m2"): 0.5}, MIN_VOTES, seed=4, judge=lambda o, rng: o)  # the judge always agrees
     assert {v.outcome for v in alike} == {"A", "B"}
     row = arena_cells(standings(alike, rounds=100))[0]
-    assert row[7] == "100.0% [no interval: all alike]" and row[8] == "1.00 [no interval: all alike]"
+    # 20 of 20 alike: still uncertain (Wilson's interval reaches down); kappa is 1 on every resample: no spread
+    assert re.fullmatch(r"100\.0% \[8\d\.\d, 100\.0\]", row[7]), row[7]
+    assert row[8] == "1.00 [no interval: kappa does not vary over resamples of the votes: no spread to estimate]"
     unjudged = arena_cells(standings(votes_between({("m1", "m2"): 0.5}, MIN_VOTES), rounds=100))[0]
     assert unjudged[7] == unjudged[8] == "-"
     # one B among 20 votes, the judge agreeing: a third of the resamples miss it, and kappa is undefined on them
     rare = [Vote("ann", "s", f"hellobench:all/q{n}", "m1", "m2", "sorted", o, o) for n, o in enumerate("A" * 19 + "B")]
     kappa = agreement_scores(rare)[1]
     assert kappa.point == pytest.approx(1.0) and kappa.low is None
-    assert kappa.reason == "kappa undefined on too many resamples"
+    assert kappa.reason == "kappa does not vary over resamples of the votes: no spread to estimate"
 
 
 def test_the_calibrated_figure_needs_enough_votes_with_a_verdict_and_judge_only_comparisons():
@@ -243,3 +246,34 @@ def test_the_annotate_tab_is_hidden_without_checklists(judged, small_pool, tmp_p
 
     assert annotate_tab(ResponsePool.load([folder])).visible is False  # a pairwise run: no checklists
     assert annotate_tab(small_pool).visible is True
+
+
+def test_after_one_vote_the_ratings_have_no_interval_and_no_rank():
+    """The board showed Bradley-Terry 2549.7 and -549.7, each with a point "95% interval", after one vote."""
+    board = compute_board(votes_between({("m1", "m2"): 1.0}, 1), bootstrap=10)
+    for _, rank, elo, bt, battles in board.human:
+        assert rank == "-" and battles == 1
+        assert re.fullmatch(r"\d+ \[no interval: 1 battles, fewer than 20: not ranked\]", elo), elo
+        assert bt == "-"  # no finite Bradley-Terry rating from one vote
+    assert "2549" not in str(board.human)
+
+
+def test_elo_and_bradley_terry_carry_intervals_once_a_model_has_enough_battles():
+    board = compute_board(votes_between({("m1", "m2"): 0.7, ("m2", "m3"): 0.6}, 40), bootstrap=50)
+    ranks = [row[1] for row in board.human]
+    assert ranks == [1, 2, 3]
+    for _, _, elo, bt, battles in board.human:
+        assert battles >= 40
+        for cell in (elo, bt):
+            point, low, high = (float(x) for x in re.fullmatch(r"(\d+) \[(\d+), (\d+)\]", cell).groups())
+            assert low <= point <= high
+
+
+def test_human_human_agreement_carries_its_interval():
+    votes = votes_between({("m1", "m2"): 0.6}, 30)
+    second = [replace(v, annotator="bob", outcome=v.outcome if n % 5 else "B") for n, v in enumerate(votes)]
+    summary = compute_board(votes + second, bootstrap=10).summary
+    found = re.search(r"human-human: (\d+\.\d)% \[(\d+\.\d), (\d+\.\d)\]", summary)
+    assert found, summary
+    point, low, high = (float(x) for x in found.groups())
+    assert low < point < high <= 100

@@ -49,7 +49,7 @@ def test_200_votes_from_8_threads_give_200_rows_and_a_consistent_leaderboard(tmp
     votes = store.votes()
     assert len({(v.annotator, v.item_id) for v in votes}) == 200
     table = ratings_table(human_battles(votes), bootstrap=20)
-    assert sum(row[5] for row in table) == 400  # every battle counted for both models
+    assert sum(row[-1] for row in table) == 400  # every battle counted for both models
     assert {row[0] for row in table} == set(MODELS)
     assert len(annotator_table(human_battles(votes))) == 8
     assert agreement_summary(votes)["votes"] == 200
@@ -233,8 +233,8 @@ def test_the_board_rates_human_votes_and_judge_verdicts_apart(tmp_path):
     board = compute_board(votes, bootstrap=10)
     assert board.summary.startswith("**8 human votes** (6 with an LLM-judge verdict)")
     assert "human-judge: 0.0%" in board.summary
-    assert board.human[0][0] == "m1" and board.human[0][5] == 8  # people prefer m1, in all 8 votes
-    assert board.judge[0][0] == "m2" and board.judge[0][5] == 6  # the judge prefers m2, in the 6 it scored
+    assert board.human[0][0] == "m1" and board.human[0][-1] == 8  # people prefer m1, in all 8 votes
+    assert board.judge[0][0] == "m2" and board.judge[0][-1] == 6  # the judge prefers m2, in the 6 it scored
     assert board.runs == [] and len(board.outputs()) == 13
 
 

@@ -94,7 +94,11 @@ def ratings(battles: list[Battle], styles: list[tuple]) -> dict[str, Any]:
     styled = style_controlled_bradley_terry(battles, styles, **BOOTSTRAP)
     return {
         "elo": elo_ratings(battles, **ELO),
-        "bradley_terry": {m: {"rating": bt.ratings[m], "lower": bt.lower[m], "upper": bt.upper[m]} for m in bt.models},
+        "bradley_terry": {
+            m: {"rating": bt.ratings[m], "lower": bt.lower[m], "upper": bt.upper[m]}
+            | ({"note": bt.reasons[m]} if m in bt.reasons else {})
+            for m in bt.models
+        },
         "style_controlled_bt": {
             m: {"rating": styled.ratings[m], "lower": styled.lower[m], "upper": styled.upper[m]} for m in styled.models
         },

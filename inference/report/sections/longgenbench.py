@@ -7,9 +7,21 @@ from typing import Any
 
 from .base import ReportSection, Sections
 from .plots import line_plot, split_plots
-from .tables import fmt, fmt_figure, fmt_figures, markdown_table
+from .tables import fmt, fmt_figure, fmt_figures, fmt_interval, markdown_table
 
 FIGURE_LABELS = {"cr": "CR", "stic1": "STIC-1", "stic2": "STIC-2", "wavg": "wAvg"}  # scores.json key: name
+
+
+def group_cells(scores: dict[str, Any], name: str, group: dict[str, Any]) -> tuple[str, str, str]:
+    """A group's CR, STIC-1 and STIC-2, each with its interval (`group_intervals` of scores.json; a scores.json from
+    before them: the figures alone; a type has no CR: `-`)."""
+    if "group_intervals" not in scores:
+        return fmt(group.get("cr")), fmt(group["stic1"]), fmt(group["stic2"])
+    found = scores["group_intervals"].get(name) or {}
+    return tuple(
+        "-" if group.get(key) is None and key == "cr" else fmt_interval(group.get(key), found.get(key))
+        for key in ("cr", "stic1", "stic2")
+    )
 
 
 class LongGenBenchSections(Sections):
@@ -22,12 +34,15 @@ class LongGenBenchSections(Sections):
             f"{scores['n_yes']}, unscored {scores['n_unscored']}).",
             "",
             *markdown_table(
-                ("group", "CR", "STIC-1", "STIC-2", "checks", "judged"),
+                ("group", "CR [95% CI]", "STIC-1 [95% CI]", "STIC-2 [95% CI]", "checks", "judged"),
                 [
-                    (name, fmt(g.get("cr")), fmt(g["stic1"]), fmt(g["stic2"]), g["n_checks"], g["n_judged"])
+                    (name, *group_cells(scores, name, g), g["n_checks"], g["n_judged"])
                     for name, g in {**scores["by_type"], **scores["by_scenario"]}.items()
                 ],
             ),
+            "",
+            "Intervals over items (an item's checks are answered by one output): a type pools its checks over every "
+            "item, a scenario rests on its items.",
         ]
         bins = scores["by_position"]
         plot = line_plot(

@@ -19,8 +19,12 @@ def percent(value: float | None) -> str:
 
 
 def interval(figures: dict[str, Any] | None) -> str:
+    """A rating with its interval; `[no interval: why]` where it has none (too few comparisons to rank it)."""
     if not figures:
         return "-"
+    if figures.get("lower") is None or figures.get("upper") is None:
+        why = figures.get("note")
+        return f"{fmt(figures.get('rating'), 1)} [no interval{f': {why}' if why else ''}]"
     return f"{fmt(figures['rating'], 1)} [{fmt(figures['lower'], 1)}, {fmt(figures['upper'], 1)}]"
 
 

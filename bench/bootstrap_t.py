@@ -1,4 +1,7 @@
-"""The studentized (bootstrap-t) quantiles of a figure: how far (figure* - figure) / SE* reaches over resamples.
+"""The studentized bootstrap (bootstrap-t), the interval method the package used before the t interval on the
+figure's scale: kept here as the alternative `interval_coverage.py` measures beside the package's method.
+
+The studentized (bootstrap-t) quantiles of a figure: how far (figure* - figure) / SE* reaches over resamples.
 
 A resample draws, within each stratum of two or more units
 the figure rests on, as many of its units as it holds (with replacement); the figure moves by the sum of the drawn
@@ -19,7 +22,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .design import Design
+from longform_eval.metric.uncertainty.design import Design
 
 MIN_UNITS = 20  # fewer units: the bootstrap t's quantiles are erratic (a handful of distinct resamples); Student's t
 CHUNK_ROUNDS = 256  # resamples drawn and reduced at a time, so memory stays at CHUNK_ROUNDS x units
