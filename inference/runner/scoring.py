@@ -82,7 +82,7 @@ def deviations(run: RunState) -> list[str]:
     found += judge_model_deviations(config, paper.judge_model)
     if config.judge_attempts != paper.judge_attempts and not judge_replayed:
         found.append(f"judge attempts = {config.judge_attempts} (paper: {paper.judge_attempts})")
-    if config.constrained_judge and not judge_replayed:
+    if config.constrained_judge:  # the runner parses the reply as the schema's JSON, replayed or not
         found.append("judge output constrained to a JSON schema (paper: free text)")
     if config.parser != paper.parser:
         found.append(f"judge output parser = {config.parser} (paper: {paper.parser})")
