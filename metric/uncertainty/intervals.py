@@ -12,8 +12,8 @@ and its figure then sits above the truth. Chosen by
 measured coverage (bench/interval_coverage.py, released and synthetic populations at 5, 10 and 30 prompts per task):
 the studentized bootstrap (bootstrap-t) it replaces was wider for about the same coverage on single figures,
 over-covered bimodal tasks and covered paired differences less than t on the same SE; without the allowance a model
-near the top with a zero on 0.5% of prompts covered 91.2% at 30 prompts per task. A figure resting on one unit per stratum
-gets no interval (`interval_reasons` says why), never a zero width.
+near the top with a zero on 0.5% of prompts covered 91.2% at 30 prompts per task. A figure resting on one unit per
+stratum gets no interval (`interval_reasons` says why), never a zero width.
 """
 
 from __future__ import annotations
