@@ -96,7 +96,7 @@ def test_browser_leaderboard_of_the_staged_space_shows_ranks_intervals_the_vote_
     assert re.search(rf"human-judge: {PERCENT} \(Cohen's kappa {KAPPA.pattern}\)", summary), summary
     note, table = text_of(browser, "#arena-note"), text_of(browser, "#arena-table")
     assert f"at least {MIN_VOTES} human votes" in note and f"{MIN_CALIBRATION_VOTES} votes with a judge verdict" in note
-    assert f"percentile bootstrap over {AGREEMENT_ROUNDS} resamples" in note
+    assert "Wilson's score interval" in note and f"bootstrap SE over {AGREEMENT_ROUNDS} resamples" in note
     assert "rank range" in table and "calibrated win rate (PPI++)" in table and "judge win rate" in table
     assert "judge-human agreement [95% CI]" in table and "Cohen's kappa [95% CI]" in table
     names = ["replay:A · tencentllmeval:en", "replay:B · tencentllmeval:en", f"{REFERENCE} · tencentllmeval:en"]
