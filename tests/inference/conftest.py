@@ -50,6 +50,15 @@ def gpt4o_replays(shared_data, tmp_path_factory):
     return generations, verdicts
 
 
+def replayed_chat_run(replays: tuple[Path, Path], out: Path, limit: int) -> Path:
+    """`out`, a finished run of the first `limit` HelloBench chat prompts: GPT-4o's released responses and verdicts."""
+    from longform_eval.inference.cli import main
+
+    generations, verdicts = replays
+    assert main(chat_run(limit, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
+    return out
+
+
 def chat_run(limit: int, model: str, judge: str, out: str, *extra: str) -> list[str]:
     """`longform-eval run` arguments for the first `limit` HelloBench chat prompts."""
     return [

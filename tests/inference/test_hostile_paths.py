@@ -25,7 +25,7 @@ from longform_eval.inference.cli import main
 from longform_eval.spaces.run_folders import read_run
 from longform_eval.spaces.viewer_rows import read_view_run
 
-from .conftest import chat_run, released
+from .conftest import released, replayed_chat_run
 
 SPARSE_BYTES = 2 * 1024**3
 HEADROOM = 1536 * 1024 * 1024  # address space a call may add: less than one read of the sparse file
@@ -102,10 +102,7 @@ def plant(path: Path, kind: str) -> None:
 
 @pytest.fixture(scope="module")
 def finished_run(gpt4o_replays, tmp_path_factory) -> Path:
-    generations, verdicts = gpt4o_replays
-    out = tmp_path_factory.mktemp("hostile") / "run"
-    assert main(chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
-    return out
+    return replayed_chat_run(gpt4o_replays, tmp_path_factory.mktemp("hostile") / "run", 2)
 
 
 @pytest.fixture

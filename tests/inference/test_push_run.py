@@ -21,7 +21,7 @@ from longform_eval.inference.cli import main, parser
 from longform_eval.inference.hub.sources import checked_repo_id, local_path
 from longform_eval.spaces.run_folders import read_runs
 
-from .conftest import chat_run
+from .conftest import chat_run, replayed_chat_run
 
 TIMEOUT = 180
 REPO = "org/hello-run"
@@ -43,10 +43,7 @@ def cli(hub, tmp_path: Path, *args: str, offline: bool = False) -> subprocess.Co
 
 @pytest.fixture(scope="module")
 def finished_run(gpt4o_replays, tmp_path_factory) -> Path:
-    generations, verdicts = gpt4o_replays
-    out = tmp_path_factory.mktemp("push") / "run"
-    assert main(chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
-    return out
+    return replayed_chat_run(gpt4o_replays, tmp_path_factory.mktemp("push") / "run", 3)
 
 
 @pytest.fixture

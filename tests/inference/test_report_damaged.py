@@ -17,7 +17,7 @@ from hub_standin import FAKE_TOKEN
 
 from longform_eval.inference.cli import main
 
-from .conftest import chat_run
+from .conftest import replayed_chat_run
 
 Damage = Callable[[dict], None]
 
@@ -25,10 +25,7 @@ Damage = Callable[[dict], None]
 @pytest.fixture(scope="module")
 def finished_template(gpt4o_replays, tmp_path_factory) -> Path:
     """A finished HelloBench run of 3 chat prompts (GPT-4o's released responses and verdicts), reported once."""
-    generations, verdicts = gpt4o_replays
-    out = tmp_path_factory.mktemp("template") / "run"
-    assert main(chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
-    return out
+    return replayed_chat_run(gpt4o_replays, tmp_path_factory.mktemp("template") / "run", 3)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from longform_eval.inference.cli import main
 from longform_eval.inference.config import ModelSpec
 from longform_eval.inference.hub.release_plan import Release, arena_repo
 
-from .conftest import chat_run
+from .conftest import chat_run, replayed_chat_run
 from .echo_server import EchoServer
 
 KEY = "sk-suite-key-4e8a1c"
@@ -148,10 +148,7 @@ def test_serve_in_front_of_a_server_that_echoes_serves_no_secret(mode, tmp_path,
 # ----- push-run and publish against a Hub that echoes the token -------------------------------------------------------
 @pytest.fixture(scope="module")
 def finished_run(gpt4o_replays, tmp_path_factory) -> Path:
-    generations, verdicts = gpt4o_replays
-    out = tmp_path_factory.mktemp("suite") / "run"
-    assert main(chat_run(1, f"replay:{generations}", f"replay:{verdicts}", str(out))) == 0
-    return out
+    return replayed_chat_run(gpt4o_replays, tmp_path_factory.mktemp("suite") / "run", 1)
 
 
 @pytest.fixture
