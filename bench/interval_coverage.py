@@ -10,7 +10,8 @@ Every cell shows the package's method and, on the same draws, the alternatives i
 - one model, `overall`, n = 5 / 10 / 30 per task: the package (t on the logit of -300..100 with the far side's floor,
   `intervals.scale_interval`), plain t (clipped), the studentized bootstrap (`bootstrap_t`, 2,000 resamples, as the
   package computed it before);
-- paired difference of two models on the same drawn prompts: the package (t, `paired_difference`), bootstrap-t;
+- paired difference of two models on the same drawn prompts: the package (t with each side's allowance for an
+  unseen failure, `paired_difference(..., scale=)`), plain t, bootstrap-t;
 - one task with one prompt, the others 5 / 30 (`sparse.pooled_interval`, as a run computes it: t on the borrowed
   variance), and the same spread on the scale's logit;
 - power plans (stated at least 80%): two references, by simulation (`simulated_plan`); one reference (the model of
@@ -62,6 +63,7 @@ from longform_eval.metric.uncertainty.variance import linearized, rests_on  # no
 SCALE = (-300.0, 100.0)
 ROUNDS = 2000  # the bootstrap-t's resamples
 SINGLE_METHODS = ("package", "t", "t + allowance", "logit", "bootstrap-t")
+PAIRED_METHODS = ("package", "t", "bootstrap-t")
 RELEASED_PAIRS = (("gpt4o_0806", "llama31_8b"), ("gpt4o_0806", "qwen2_7b"), ("llama31_8b", "qwen2_7b"))
 
 
@@ -112,7 +114,7 @@ def single_methods(figure, design: Design, alternatives: bool = True) -> dict[st
         return {}
     if not alternatives:
         return {"package": (found.low, found.high)}
-    q, floor = quantile(0.95, found.df), far_floor(found.point, SCALE, found.n)
+    q, floor = quantile(0.95, found.df), far_floor(found.point, SCALE, found.n, len(design.slices))
     half, far = q * found.se, q * math.hypot(found.se, floor)
     logit = scale_interval(found.point, found.se, found.df, found.n, 0.95, SCALE)
     return {
@@ -125,10 +127,16 @@ def single_methods(figure, design: Design, alternatives: bool = True) -> dict[st
 
 
 def paired_methods(a, b, design: Design) -> dict[str, tuple[float, float]]:
-    found = paired_difference(a, b, design)
-    if found is None:
+    """The package's interval (t with each side's allowance for an unseen failure) and, on the same draw, plain t and
+    bootstrap-t."""
+    found, plain = paired_difference(a, b, design, scale=SCALE), paired_difference(a, b, design)
+    if found is None or plain is None:
         return {}
-    return {"package": (found.low, found.high), "bootstrap-t": bootstrap_t(difference_figure(a, b), design)}
+    return {
+        "package": (found.low, found.high),
+        "t": (plain.low, plain.high),
+        "bootstrap-t": bootstrap_t(difference_figure(a, b), design),
+    }
 
 
 def tally(found: dict[str, list], truth: float, methods: dict[str, tuple[float, float] | None]) -> None:
@@ -175,7 +183,7 @@ def paired(pop: Population, a: str, b: str, sizes, sims: int, rng, shift: float 
 
 
 def package_bounds(a, b, design: Design) -> tuple[float, float] | None:
-    found = paired_difference(a, b, design)
+    found = paired_difference(a, b, design, scale=SCALE)
     return None if found is None else (found.low, found.high)
 
 
@@ -260,7 +268,7 @@ def main() -> None:
         f"{time.strftime('%Y-%m-%d %H:%M %Z')}, {platform.machine()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}; {sims} simulated benchmarks per cell, seed {args.seed}, draws i.i.d.\n"
         f"cells: coverage (mean width on -300..100); one model: {' / '.join(SINGLE_METHODS)}; one task with one "
-        "prompt: package / logit; paired: package / bootstrap-t"
+        "prompt: package / logit; paired: package / t / bootstrap-t"
     )
     print("\n| cell | " + " | ".join(singles) + " |\n|---|" + "---|" * len(singles))
     for n in (5, 10, 30):
@@ -271,7 +279,7 @@ def main() -> None:
         print(f"| one task with one prompt, others {n} | " + " | ".join(cells) + " |", flush=True)
     print("\n| cell | " + " | ".join(f"{a} - {b}" for a, b in pairs) + " |\n|---|" + "---|" * len(pairs))
     for n in (5, 10, 30):
-        cells = [cell_text(paired(pop, a, b, n, sims, rng)[0], ("package", "bootstrap-t")) for a, b in pairs]
+        cells = [cell_text(paired(pop, a, b, n, sims, rng)[0], PAIRED_METHODS) for a, b in pairs]
         print(f"| paired difference, {n} per task | " + " | ".join(cells) + " |", flush=True)
     if args.only != "hard":
         names = " | ".join(f"{a} - {b}" for a, b in RELEASED_PAIRS)

@@ -200,7 +200,7 @@ def paired(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable], 
         builds = (column_figure(a.benchmark, table_a, column, name), column_figure(b.benchmark, table_b, column, name))
         return pooled_difference(*builds, table_a[column], table_b[column], design, bounds=bounds)
     figure_a, figure_b = figures
-    found = paired_difference(figure_a, figure_b, design, bounds=bounds)
+    found = paired_difference(figure_a, figure_b, design, scale=figure_bounds(a.benchmark, [name])[name])
     return found, (None if found is not None else difference_reason(figure_a, figure_b, design))
 
 
@@ -253,8 +253,9 @@ def ranked_fields(runs: list[ComparedRun], name: str | None) -> dict[str, Any]:
     ranges = {}
     if len(tables[0]):
         figures = {run.label: run.benchmark.figures(table).get(name) for run, table in zip(runs, tables, strict=True)}
+        scale = figure_bounds(runs[0].benchmark, [name])[name] if name is not None else None
         with contextlib.suppress(ValueError):  # a figure undefined on the shared units has no rank
-            ranges = rank_ranges(figures, tables[0].design()) if None not in figures.values() else {}
+            ranges = rank_ranges(figures, tables[0].design(), scale=scale) if None not in figures.values() else {}
     rows = [run_row(run, name, ranges.get(run.label)) for run in runs]
     return shared | {"runs": sorted(rows, key=lambda row: (row["rank"] is None, row["rank"] or 0))}
 

@@ -191,7 +191,7 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
     within = f" in {reference.figure}" if partial else ""
     counts = f" (at the references' share, {counted} of them count toward {reference.figure})" if partial else ""
     if reference.simulated_from is not None:
-        how = f"by simulation: {plan.expected_power:.0%} measured at that size"
+        how = f"by simulation: at least {plan.expected_power:.0%} at that size (the lower 95% bound of its measurement)"
     elif reference.bound_se is not None:
         how = "t test, the other model's spread bounded by its scale's largest"
     else:

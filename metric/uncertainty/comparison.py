@@ -1,11 +1,12 @@
 """Differences between runs (paired on shared units, or independent) and rank ranges of several runs.
 
 Paired: the difference a - b is one figure on the shared units (each unit's contribution the two runs' difference),
-so what the prompts share cancels; its interval is the t interval on its SE (Welch-Satterthwaite df; on a difference
-near 0 the logit of its scale is the t interval itself), its p-value the same t test's, and a difference resting on
-one unit per stratum gets none (`difference_reason`). The t interval was chosen over the studentized bootstrap by
-measured coverage: on close pairs at 5-30 prompts per task the bootstrap-t covered less and was wider
-(bench/interval_coverage.py). A
+so what the prompts share cancels; its interval is the t interval on its SE (Welch-Satterthwaite df), each side
+widened, where the figures' scale is known, by the allowance for a failure the units do not show of the run whose
+failure moves the difference that way (`failure_allowances`, the single figure's rule), cut to the difference's
+range; its p-value the same t test's, and a difference resting on one unit per stratum gets none
+(`difference_reason`). The t interval was chosen over the studentized bootstrap by measured coverage: on close pairs
+at 5-30 prompts per task the bootstrap-t covered less and was wider (bench/interval_coverage.py). A
 difference whose interval holds 0 is not `distinguishable`: print it as a tie, never as a ranking. Rank ranges
 follow from the paired differences: a run's best rank is 1 + the runs distinguishably above it, its worst the number
 of runs less those distinguishably below it.
@@ -13,6 +14,7 @@ of runs less those distinguishably below it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -29,8 +31,10 @@ from .intervals import (
     Bounds,
     Interval,
     check_level,
-    figure_interval,
+    far_floor,
     figure_spread,
+    measured,
+    sided_interval,
     t_interval,
 )
 from .power import DEFAULT_POWER, minimum_detectable_difference
@@ -87,10 +91,10 @@ def t_p_value(difference: float, se: float, df: float | None) -> float:
     return float(min(1.0, 2 * stdtr(max(df or 1.0, 1.0), -(abs(difference) / se))))
 
 
-def difference_from(found: Interval, n_paired: int | None) -> Difference:
+def difference_from(found: Interval, n_paired: int | None, allowance: float = 0.0) -> Difference:
     """The difference with its interval and the p-value of the same t test (p < 1 - level where the interval
-    excludes 0)."""
-    p_value = t_p_value(found.point, found.se, found.df)
+    excludes 0): `allowance` the one `found` took on the side facing 0 (`failure_allowances`)."""
+    p_value = t_p_value(found.point, math.hypot(found.se, allowance), found.df)
     return Difference(
         found.point,
         found.low,
@@ -123,19 +127,44 @@ def paired_difference(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
     bounds: Bounds = None,
+    scale: Bounds = None,
 ) -> Difference | None:
     """a - b for two runs' figures on the same units (the shared prompts; pass `scored` = both scored when
     building them). None where either figure is undefined or the difference rests on one unit per stratum
-    (`difference_reason` says why); `bounds`: the difference's attainable range."""
+    (`difference_reason` says why). `scale`: the figures' own scale, where known: each side of the interval then
+    allows for an unseen failure of the run whose failure would move the difference that way (`failure_allowances`),
+    and the difference's range is that scale less its extent unless `bounds` gives it."""
     check_rounds_and_seed(rounds, seed)
     check_level(level)
-    if a.point() is None or b.point() is None:
+    points = a.point(), b.point()
+    if None in points:
         return None
-    found = figure_interval(difference_figure(a, b), design, level, bounds, floored=False)
-    if found is None:
+    found, reason = measured(difference_figure(a, b), design)
+    if found is None or reason is not None:
         return None
+    point, spread = points[0] - points[1], found.spread
+    below, above = failure_allowances(points, scale, spread.n, spread.strata)
+    if bounds is None and scale is not None:
+        bounds = (scale[0] - scale[1], scale[1] - scale[0])
+    interval = sided_interval(point, spread.se, spread.df, spread.n, level, bounds, below, above)
     both = np.any(a.columns != 0, axis=1) & np.any(b.columns != 0, axis=1)
-    return difference_from(found, int(both.sum()))
+    return difference_from(interval, int(both.sum()), below if point > 0 else above)
+
+
+def failure_allowances(points: tuple[float, float], scale: Bounds, n: int, strata: int) -> tuple[float, float]:
+    """(below, above): the allowance (`far_floor`) on each side of a - b for a failure neither run's units show. A
+    run's failures lie at the end of the scale farther from its figure: a's lower a - b when a sits in the upper half,
+    b's raise it. Zero where the scale is not known. Measured: a model near the top with zeros on 0.5% of prompts,
+    less the model it was made from, covered 86-92% at 10-30 prompts per task without them and 93-95% with them; the
+    released pairs and the heavy-tailed and bimodal ones moved by at most 0.4 points (bench/interval_coverage.py)."""
+    if scale is None:
+        return 0.0, 0.0
+    middle = (scale[0] + scale[1]) / 2
+    floors = [far_floor(point, scale, n, strata) for point in points]
+    lowers = (points[0] > middle, points[1] <= middle)  # whether each run's unseen failure lowers a - b
+    below = math.hypot(*(f for f, lowers_it in zip(floors, lowers, strict=True) if lowers_it))
+    above = math.hypot(*(f for f, lowers_it in zip(floors, lowers, strict=True) if not lowers_it))
+    return below, above
 
 
 def independent_difference(
@@ -184,10 +213,12 @@ def rank_ranges(
     seed: int = DEFAULT_SEED,
     level: float = DEFAULT_LEVEL,
     higher_is_better: bool = True,
+    scale: Bounds = None,
 ) -> dict[str, RankRange]:
     """Each run's rank (1 + the runs strictly better) and rank range from the paired differences on shared units:
     best = 1 + the runs distinguishably better, worst = the runs' count - those distinguishably worse. A pair
-    without an interval (one unit per stratum) is not distinguishable.
+    without an interval (one unit per stratum) is not distinguishable; `scale`: the figures' scale, as in
+    `paired_difference`.
 
     Raises a ValueError naming a run whose figure is undefined on the data.
     """
@@ -201,7 +232,7 @@ def rank_ranges(
     sign = 1.0 if higher_is_better else -1.0
     above = np.zeros((len(names), len(names)), dtype=bool)  # above[i, j]: run i distinguishably better than j
     for i, j in combinations(range(len(names)), 2):
-        found = paired_difference(figures[names[i]], figures[names[j]], design, rounds, seed, level)
+        found = paired_difference(figures[names[i]], figures[names[j]], design, rounds, seed, level, scale=scale)
         if found is not None and found.distinguishable:
             above[i, j], above[j, i] = sign * found.difference > 0, sign * found.difference < 0
     point_ranks = ranks(points[None, :], higher_is_better)[0]

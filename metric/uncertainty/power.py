@@ -131,7 +131,8 @@ def scale_bound_se(width: float, stratum_sizes: list[int]) -> float:
 @dataclass(frozen=True)
 class PowerPlan:
     """How many prompts detect `difference` with probability `power` at `alpha`, and the SE of the difference then;
-    `expected_power` the power at that many prompts where a simulation measured it (at least `power`)."""
+    `expected_power` the power at that many prompts where a simulation measured it: the lower 95% bound of its Monte
+    Carlo measurement (at least `power`)."""
 
     prompts: int
     difference: float

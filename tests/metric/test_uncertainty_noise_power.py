@@ -207,7 +207,12 @@ def skewed_differences(rng: np.random.Generator, shape, shift: float = 0.0) -> n
 def test_a_plan_by_simulation_reaches_the_power_it_states_on_skewed_differences():
     """A reference of 600 paired differences in two strata (400 and 200); the plan simulates runs from them. Runs of
     the planned size drawn afresh from the population detect the difference as often as the plan states."""
-    from longform_eval.metric.uncertainty.power_simulation import PairedReference, allocate, simulated_plan
+    from longform_eval.metric.uncertainty.power_simulation import (
+        PairedReference,
+        allocate,
+        simulated_plan,
+        simulated_power,
+    )
     from longform_eval.metric.uncertainty.variance import linearized, rests_on
 
     rng = np.random.default_rng(11)
@@ -215,8 +220,11 @@ def test_a_plan_by_simulation_reaches_the_power_it_states_on_skewed_differences(
     reference_figure = stratified_mean(skewed_differences(rng, 600), labels)
     reference = PairedReference.of(linearized(reference_figure), rests_on(reference_figure), Design.stratified(labels))
     plan = simulated_plan(reference, 2.5, simulations=400)
-    # the size grown until its draws reach 80% plus one Monte Carlo SE; the power stated measured on other draws
+    # the size grown until its draws reach 80% plus one Monte Carlo SE; the power stated is the lower 95% bound of
+    # the power measured on other draws, twice as many
     assert plan.expected_power >= 0.8 and "by simulation" in plan.assumptions
+    fresh = simulated_power(reference, plan.prompts, 2.5, 0.95, 800, seed=2)
+    assert plan.expected_power == pytest.approx(fresh - 1.6449 * math.sqrt(fresh * (1 - fresh) / 800), abs=1e-4)
     sizes = allocate(plan.prompts, [400, 200])
     planned = ["a"] * sizes[0] + ["b"] * sizes[1]
     design, zeros = Design.stratified(planned), np.zeros(len(planned))
