@@ -261,11 +261,6 @@ ALLOWED = {  # file: (lines with a raw read, why none reads a user's file; a new
     "metric/longbench_write/judge.py": (1, REPLY),
     "metric/pairwise/judge.py": (1, REPLY),
     "inference/backends/serve.py": (1, REPLY),
-    # to route (`loads_json(read_bytes(folder / "genai_config.json", SETTINGS))`): a model folder's genai_config.json,
-    # which onnxruntime reads too
-    "inference/backends/ort_backend.py": (1, "a model folder's config, not a run's or a label's file"),
-    "inference/backends/ort_decoder.py": (2, "a model folder's config, not a run's or a label's file"),
-    "inference/backends/ort_sampling.py": (1, "a model folder's config, not a run's or a label's file"),
 }
 
 

