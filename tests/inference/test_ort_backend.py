@@ -209,14 +209,16 @@ def test_a_model_folder_s_settings_are_read_through_the_guard(tmp_path):
         genai_settings(tmp_path)
 
 
-def test_the_local_extra_installs_what_the_ort_and_local_backends_declare_and_a_missing_one_is_named(monkeypatch):
+def test_the_local_and_hf_extras_install_what_their_backends_declare_and_a_missing_one_is_named(monkeypatch):
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11 reads pyproject.toml")
     pyproject = tomllib.loads((TESTS.parent / "pyproject.toml").read_text())
-    extra = [Requirement(line) for line in pyproject["project"]["optional-dependencies"]["local"]]
-    floors = {r.name: next(iter(r.specifier)).version for r in extra}
-    for name in ("ort", "local"):
-        requires = dict(backend_declaration(name).requires)
-        assert {dist: floors.get(dist) for dist in requires} == requires
+    for extra_name, backends in (("local", ("ort", "local")), ("hf", ("hf",))):
+        extra = [Requirement(line) for line in pyproject["project"]["optional-dependencies"][extra_name]]
+        floors = {r.name: next(iter(r.specifier)).version for r in extra}
+        for name in backends:
+            requires = dict(backend_declaration(name).requires)
+            assert {dist: floors.get(dist) for dist in requires} == requires
+    assert "xgrammar" in dict(backend_declaration("hf").requires)  # its JSON schemas' logits processor
     assert {"onnxruntime", "onnx", "xgrammar"} <= set(dict(backend_declaration("ort").requires))
     absent = {"onnxruntime", "xgrammar"}
     found = requirements.installed_version
