@@ -11,6 +11,7 @@ compiler too, with its compiled schemas kept on disk.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import importlib.metadata
@@ -23,6 +24,7 @@ from typing import Any
 from longform_eval.common.atomic import write_bytes_atomic
 from longform_eval.common.guarded import DERIVED, read_cache
 
+SCHEMA_RECIPE = "maxLength folded into a one-class pattern"  # in the kept grammars' key: a new rule, a new compile
 LONGEST_REPEAT = 128  # xgrammar 0.2.8 compiles `C{0,128}` in a pattern, and fails on `C{0,129}`
 CHUNK = 32  # the longest chunk a longer bound is cut into (the fewest states, so the quickest compile, measured)
 REPEATED_CLASS = re.compile(r"\^(\[(?:\\.|[^\]\\])*\])\*\$")  # ^[...]*$
@@ -51,7 +53,7 @@ class GrammarCompiler:
         if cache_dir is not None:
             vocabulary = hashlib.sha256(b"\0".join(self.info.decoded_vocab))
             version = importlib.metadata.version("xgrammar")
-            vocabulary.update(f"{version} {vocab_size} {self.info.stop_token_ids}".encode())
+            vocabulary.update(f"{version} {vocab_size} {self.info.stop_token_ids} {SCHEMA_RECIPE}".encode())
             self.vocabulary = vocabulary.hexdigest()
 
     def compiled(self, schema: dict[str, Any]) -> Any:
@@ -66,7 +68,8 @@ class GrammarCompiler:
             json.dumps(xgrammar_schema(schema)), any_whitespace=False, separators=self.separators
         )
         if self.cache_dir is not None:
-            write_bytes_atomic(self.stored_path(key), gzip.compress(compiled.serialize_json().encode(), 1, mtime=0))
+            with contextlib.suppress(OSError):  # the kept copy only spares the next run a compile: no error
+                write_bytes_atomic(self.stored_path(key), gzip.compress(compiled.serialize_json().encode(), 1, mtime=0))
         return compiled
 
     def stored(self, key: str) -> Any | None:

@@ -38,7 +38,7 @@ class OrtGenAIBackend:
     def __init__(self, model: str, threads: Count | None = None, batch_size: Count = 8, engine: Engine = "auto"):
         from transformers import AutoTokenizer
 
-        from .ort_decoder import genai_settings, unsupported_reason
+        from .ort_decoder import end_token_ids, genai_settings, unsupported_reason
 
         if engine not in ENGINES:
             raise ValueError(f"engine={engine!r}: choose one of {', '.join(ENGINES)}")
@@ -47,6 +47,7 @@ class OrtGenAIBackend:
         self.tokenizer = AutoTokenizer.from_pretrained(model)
         settings = genai_settings(folder)
         self.context_length = settings["model"]["context_length"]
+        self.end_ids = end_token_ids(settings)
         threads = threads or usable_cores()  # onnxruntime-genai's own default used one of the two cores here
         reason = "chosen" if engine == "genai" else unsupported_reason(folder, settings)
         if engine == "batched" and reason is not None:
@@ -71,7 +72,8 @@ class OrtGenAIBackend:
             index_of = {id(request): index for index, request, _, _ in prompts}
 
             def finish(row: Any) -> None:
-                result = self.result(row.request, row.ids, row.new, row.limit, config, row.began, row.error)
+                ended, error = row.stopped, row.error
+                result = self.result(row.request, row.ids, row.new, row.limit, config, row.began, error, ended)
                 results[index_of[id(row.request)]] = deliver([result], on_result)[0]
 
             rows = [(request, ids, limit) for _, request, ids, limit in prompts]
@@ -83,9 +85,11 @@ class OrtGenAIBackend:
 
     def prompt(self, request: Request, config: GenerationConfig) -> tuple[list[int], int]:
         """The prompt's token ids and the length (prompt and new tokens) the row may reach; a ValueError if the
-        prompt fills the context: a failed call, logged and retried by the runner, not the end of the run."""
+        prompt is empty or fills the context: a failed call, logged and retried by the runner, not the run's end."""
         text = prompt_text(self.tokenizer, request, config)
         ids = self.tokenizer(text, add_special_tokens=not templated(request, config))["input_ids"]
+        if not ids:  # a model has no logits to start from (Qwen's tokenizer adds no BOS to a raw prompt)
+            raise ValueError("the prompt has no tokens")
         if len(ids) >= self.context_length:
             raise ValueError(f"the prompt has {len(ids)} tokens; the model's context is {self.context_length}")
         return ids, min(len(ids) + config.max_new_tokens, self.context_length)
@@ -96,7 +100,7 @@ class OrtGenAIBackend:
             new = self.inner.generate(request, ids, limit, config, lambda tokens: self.stop_hit(tokens, config))
         except (RuntimeError, ValueError) as error:  # a grammar the engine rejects, for one
             return failed(request, f"onnxruntime-genai: {error}")
-        return self.result(request, ids, new, limit, config, began)
+        return self.result(request, ids, new, limit, config, began, ended=bool(new) and new[-1] in self.end_ids)
 
     def result(
         self,
@@ -107,14 +111,17 @@ class OrtGenAIBackend:
         config: GenerationConfig,
         began: float,
         error: str | None = None,
+        ended: bool = False,
     ) -> Result:
+        """`ended`: the row stopped on its own (an end token, its grammar's end), so it is no "length" even where
+        that came at its last allowed token."""
         if error is not None:
             return failed(request, error)
         text, stopped = cut_at_stop(self.tokenizer.decode(new, skip_special_tokens=True), config.stop)
         return Result(
             key=request.key,
             text=text,
-            finish_reason="length" if len(ids) + len(new) >= limit and not stopped else "stop",
+            finish_reason="length" if len(ids) + len(new) >= limit and not (stopped or ended) else "stop",
             prompt_tokens=len(ids),
             completion_tokens=len(new),
             seconds=time.perf_counter() - began,

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..config import GenerationConfig
 from .base import Request
-from .ort_decoder import DecoderModel, SlotCache
+from .ort_decoder import DecoderModel, SlotCache, end_token_ids
 from .ort_sampling import Grammars, RowSampler, folder_search_defaults
 
 PREFILL_CHUNK = 512  # tokens; its attention scratch is 14 heads x chunk x the cache's capacity floats
@@ -63,8 +63,7 @@ class BatchedEngine:
         self.defaults = folder_search_defaults(settings)
         self.grammars = Grammars(tokenizer, self.model.vocab_size)
         self.batch_size = batch_size
-        ends = settings["model"]["eos_token_id"]
-        self.end_ids = set(ends if isinstance(ends, list) else [ends])
+        self.end_ids = end_token_ids(settings)
 
     def run(
         self,
@@ -148,7 +147,10 @@ class BatchedEngine:
                 row.error = f"onnxruntime: {error}"
             return
         for row, row_logits in zip(active, logits, strict=True):
-            self.choose(row, row_logits, stop)
+            try:  # a row that cannot choose fails alone, as in `admit`
+                self.choose(row, row_logits, stop)
+            except (RuntimeError, ValueError) as error:
+                row.error = f"onnxruntime: {error}"
 
     def choose(self, row: Row, logits: np.ndarray, stop: StopCheck) -> None:
         token = row.sampler.choose(logits)

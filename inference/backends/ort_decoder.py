@@ -30,6 +30,12 @@ def genai_settings(folder: Path) -> dict[str, Any]:
     return loads_json(read_bytes(folder / "genai_config.json", GENAI_CONFIG))
 
 
+def end_token_ids(settings: dict[str, Any]) -> set[int]:
+    """The folder's end-of-sequence token ids (genai_config.json's `eos_token_id`: one id or a list)."""
+    ends = settings["model"]["eos_token_id"]
+    return set(ends if isinstance(ends, list) else [ends])
+
+
 def unsupported_reason(folder: Path, settings: dict[str, Any]) -> str | None:
     """Why the batched engine cannot run this folder, whose genai_config.json holds `settings` (None: it can):
     another decoder layout, a non-CPU provider, or attention other than GroupQueryAttention."""

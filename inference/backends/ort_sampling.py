@@ -56,7 +56,10 @@ class RowSampler:
         self.bitmask = None
 
     def choose(self, logits: np.ndarray) -> int:
-        """Masks `logits` (one row, changed in place) by the grammar, then picks a token and gives it to the grammar."""
+        """Masks `logits` (one row, changed in place) by the grammar, then picks a token and gives it to the grammar;
+        a ValueError if the model's logits hold NaN (its call failed: no token is chosen from them)."""
+        if np.isnan(logits).any():
+            raise ValueError("the model's logits hold NaN")
         if self.matcher is not None:
             self.mask(logits)
         token = int(np.argmax(logits)) if self.temperature <= 0 else self.sample(logits)

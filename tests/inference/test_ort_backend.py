@@ -22,6 +22,7 @@ from longform_eval.common.guarded import UnreadableFile
 from longform_eval.common.install import install_command
 from longform_eval.inference.backends import MissingExtraError, create_backend
 from longform_eval.inference.backends.base import Request
+from longform_eval.inference.backends.ort_decoder import Shape
 from longform_eval.inference.config import GenerationConfig, ModelSpec
 from longform_eval.metric import Unscored
 from longform_eval.metric.helloeval.parser import REASON_CHARS, parse_verdict, verdict_schema
@@ -132,6 +133,20 @@ def test_a_kept_grammar_is_read_back_but_never_through_a_link(tiny_onnx, grammar
     assert compiled_anew()  # nor is a damaged entry an error
 
 
+def test_a_grammar_that_cannot_be_kept_is_still_used(tiny_onnx, grammar_cache, monkeypatch):
+    from transformers import AutoTokenizer
+
+    from longform_eval.inference.backends import hf_grammar
+
+    def disk_full(path, data):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(hf_grammar, "write_bytes_atomic", disk_full)
+    vocabulary = json.loads((tiny_onnx / "genai_config.json").read_text())["model"]["vocab_size"]
+    compiler = hf_grammar.GrammarCompiler(AutoTokenizer.from_pretrained(tiny_onnx), vocabulary, grammar_cache)
+    assert compiler.compiled(YES_NO_SCHEMA) is not None and not list(grammar_cache.glob("*.json.gz"))
+
+
 def test_a_stop_string_ends_its_row_alone(tiny_onnx):
     greedy = GenerationConfig(max_new_tokens=16, temperature=0.0)
     model = backend(tiny_onnx)
@@ -164,6 +179,64 @@ def test_a_folder_the_batched_engine_cannot_run_goes_to_the_generator(tiny_onnx,
     with pytest.raises(ValueError, match="engine=batched cannot run .*other inputs"):
         backend(other, engine="batched")
     assert backend(tiny_onnx, engine="genai").engine == "genai"
+
+
+NAN_AT = 6  # a row whose cache holds this many tokens gets NaN logits from FakeDecoder
+
+
+class FakeDecoder:
+    """A model for the engine's bookkeeping alone: one likely token per row (never 0, the end token), NaN logits
+    for a row whose cache holds NAN_AT tokens."""
+
+    shape = Shape(layers=1, kv_heads=1, head_size=1, dtype=np.float32)
+    vocab_size = 8
+
+    def __init__(self, folder, settings, threads):
+        pass
+
+    def forward(self, cache, slots, tokens, lengths) -> np.ndarray:
+        logits = np.full((len(lengths), self.vocab_size), -30.0, dtype=np.float32)
+        for row, length in enumerate(lengths):
+            logits[row, 1 + (length + tokens.shape[1]) % 7] = 5.0
+            if length == NAN_AT:
+                logits[row] = np.nan
+        return logits
+
+
+class FakeTokenizer:
+    def __call__(self, text: str, add_special_tokens: bool = True) -> dict:
+        return {"input_ids": [1 + ord(character) % 7 for character in text]}
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        return "".join(map(str, ids))
+
+
+def fake_backend(monkeypatch, end_token: int = 0):
+    from longform_eval.inference.backends import ort_batched
+    from longform_eval.inference.backends.ort_backend import OrtGenAIBackend
+
+    monkeypatch.setattr(ort_batched, "DecoderModel", FakeDecoder)
+    model = object.__new__(OrtGenAIBackend)
+    model.name, model.engine, model.context_length, model.tokenizer = "ort:fake", "batched", 64, FakeTokenizer()
+    settings = {"model": {"eos_token_id": end_token}}
+    model.inner = ort_batched.BatchedEngine(Path("fake"), settings, 1, 4, model.tokenizer)
+    return model
+
+
+def test_an_empty_prompt_fails_alone(monkeypatch):
+    requests = [Request("empty", prompt=""), Request("short", prompt="Hi")]
+    empty, short = fake_backend(monkeypatch).generate(requests, GenerationConfig(max_new_tokens=3))
+    assert empty.error == "onnxruntime: the prompt has no tokens" and not empty.text
+    assert short.error is None and short.completion_tokens == 3
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.8])
+def test_nan_logits_at_a_step_fail_their_row_alone_and_the_others_go_on(monkeypatch, temperature):
+    requests = [Request("nan", prompt="Hello"), Request("fine", prompt="Hi there, friend")]
+    config = GenerationConfig(max_new_tokens=4, temperature=temperature, seed=1)
+    broken, fine = fake_backend(monkeypatch).generate(requests, config)
+    assert broken.error == "onnxruntime: the model's logits hold NaN" and not broken.text
+    assert fine.error is None and fine.completion_tokens == 4 and fine.finish_reason == "length"
 
 
 def test_sampling_keeps_to_the_top_k_leaves_out_masked_tokens_and_repeats_with_its_seed():
@@ -227,3 +300,12 @@ def test_the_local_and_hf_extras_install_what_their_backends_declare_and_a_missi
         create_backend(ModelSpec(backend="ort", model="any-folder"))
     missing = "onnxruntime>=1.31 (installed: not installed), xgrammar>=0.1.20 (installed: not installed)"
     assert str(raised.value) == f"backend 'ort' needs {missing}: {install_command('local')}"
+
+
+def test_a_row_that_ends_on_its_last_allowed_token_is_no_length_cut(monkeypatch):
+    config, request = GenerationConfig(max_new_tokens=3), Request("short", prompt="Hi")
+    (cut,) = fake_backend(monkeypatch).generate([request], config)
+    assert cut.finish_reason == "length" and cut.completion_tokens == 3
+    last = int(cut.text[-1])  # FakeTokenizer decodes each id as its digit
+    (ended,) = fake_backend(monkeypatch, end_token=last).generate([request], config)
+    assert ended.finish_reason == "stop" and ended.completion_tokens == 3
