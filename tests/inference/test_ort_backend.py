@@ -1,4 +1,5 @@
-"""The `ort` backend: its batched engine on a tiny random-weight Qwen2 exported as the embedded model is (int4, CPU),
+"""The `ort` backend: its batched engine on a tiny random-weight Qwen2 exported as the embedded model is (int4, CPU,
+and the default int8-dynamic),
 its sampling, its reads (the folder's settings and the kept grammars, through the guarded reader), the packages it
 declares, and the export's one parse of the GGUF.
 
@@ -50,6 +51,17 @@ def tiny_onnx(tmp_path_factory) -> Path:
     return scratch / "onnx"
 
 
+@pytest.fixture(scope="module")
+def tiny_int8_dynamic(tiny_onnx) -> Path:
+    """The same tiny model as the embedded one's default export is: built in fp32, then every MatMul int8."""
+    from longform_eval.inference.backends.onnx_export import build_onnx, quantize_int8_dynamic
+
+    scratch = tiny_onnx.parent
+    build_onnx(scratch / "hf", scratch / "fp32", scratch / "cache", "fp32")
+    quantize_int8_dynamic(scratch / "fp32", scratch / "int8-dynamic")
+    return scratch / "int8-dynamic"
+
+
 @pytest.fixture(autouse=True)
 def grammar_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LONGFORM_EVAL_MODELS", str(tmp_path / "models"))
@@ -85,6 +97,23 @@ def test_rows_decoded_together_get_their_tokens_alone_and_the_generators(tiny_on
     assert outputs(batched) == outputs(alone) == outputs(generator)
     assert {r.finish_reason for r in batched} == {"length"} and {r.completion_tokens for r in batched} == {12}
     assert batched[0].extra["engine"] != generator[0].extra["engine"] == "onnxruntime-genai"
+
+
+def test_the_default_int8_dynamic_export_runs_on_both_engines_and_repeats_its_tokens(tiny_int8_dynamic):
+    import onnx
+
+    graph = onnx.load(tiny_int8_dynamic / "model.onnx", load_external_data=False).graph
+    kinds = {node.op_type for node in graph.node}
+    assert "MatMulInteger" in kinds and "MatMulNBits" not in kinds and "GroupQueryAttention" in kinds
+    greedy = GenerationConfig(max_new_tokens=12, temperature=0.0)
+    together = backend(tiny_int8_dynamic, batch_size=4)
+    assert together.engine == "batched"
+    batched = together.generate(chats(*QUESTIONS), greedy)
+    assert outputs(together.generate(chats(*QUESTIONS), greedy)) == outputs(batched)  # the same call, the same tokens
+    assert all(r.error is None and r.completion_tokens == 12 for r in batched)
+    # activations are quantized per tensor, so a row's tokens may differ alone and beside others (documented)
+    generator = backend(tiny_int8_dynamic, engine="genai").generate(chats(*QUESTIONS), greedy)
+    assert all(r.error is None and r.completion_tokens == 12 for r in generator)
 
 
 def test_constrained_and_free_rows_share_steps_and_keep_their_own_random_streams(tiny_onnx, grammar_cache):
