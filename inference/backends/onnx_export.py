@@ -14,13 +14,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from longform_eval.common.errors import LongformEvalError
@@ -68,7 +67,7 @@ def export_into(gguf: Path, target: Path, precision: str) -> None:
         if precision == DYNAMIC:
             build_onnx(scratch / "hf", scratch / "fp32", scratch / "cache", "fp32")
             shutil.rmtree(scratch / "hf")  # 2 GB the quantization does not need
-            in_child_process(quantize_int8_dynamic, scratch / "fp32", scratch / "onnx")
+            quantize_in_child_process(scratch / "fp32", scratch / "onnx")
         else:
             build_onnx(scratch / "hf", scratch / "onnx", scratch / "cache", precision)
         os.replace(scratch / "onnx", target)
@@ -102,14 +101,15 @@ def gguf_parsed_once() -> Iterator[None]:
         gguf.GGUFReader = opened
 
 
-def in_child_process(function: Callable[..., None], *args: Path) -> None:
-    """`function(*args)` in a fresh interpreter: its memory (the fp32 model, 2.5 GB) is not added to what this
-    process still holds from the dequantization."""
-    child = multiprocessing.get_context("spawn").Process(target=function, args=args)
-    child.start()
-    child.join()
-    if child.exitcode != 0:
-        raise ExportError(f"{function.__name__} failed (exit {child.exitcode}); its output is above")
+def quantize_in_child_process(fp32: Path, out: Path) -> None:
+    """`quantize_int8_dynamic` in a fresh interpreter: its memory (the fp32 model, 2.5 GB) is not added to what this
+    process still holds from the dequantization. A plain child, not multiprocessing's: a spawned one would import the
+    caller's unguarded script again, and wait on this export's lock."""
+    code = "import sys, pathlib; from {0} import quantize_int8_dynamic as q; q(*map(pathlib.Path, sys.argv[1:]))"
+    command = [sys.executable, "-c", code.format(__name__), str(fp32), str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ExportError(f"int8 quantization failed (exit {done.returncode}):\n{(done.stdout + done.stderr)[-2000:]}")
 
 
 def quantize_int8_dynamic(fp32: Path, out: Path) -> None:
