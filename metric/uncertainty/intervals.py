@@ -107,9 +107,7 @@ def t_interval(
     point: float, se: float, df: float | None, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None
 ) -> Interval:
     """point ± t(df) x se, clipped to `bounds`."""
-    half = quantile(level, df) * se
-    low, high, clipped = clip(point - half, point + half, bounds)
-    return Interval(point, low, high, se, n, rounds=0, level=level, df=df, clipped=clipped)
+    return sided_interval(point, se, df, n, level, bounds, 0.0, 0.0)
 
 
 def sided_interval(
@@ -203,16 +201,15 @@ def figure_spread(figure: Figure, design: Design) -> tuple[Spread | None, str | 
     return (None if found is None else found.spread), reason
 
 
-def figure_interval(
-    figure: Figure, design: Design, level: float, bounds: Bounds, floored: bool = True
-) -> Interval | None:
-    """The figure's interval (None: it gets none, `figure_spread` says why); `floored`: with the far side's allowance
-    (`far_floor`: a single figure, whose rare failures sit at one end of its scale; not a difference of two)."""
+def figure_interval(figure: Figure, design: Design, level: float, bounds: Bounds) -> Interval | None:
+    """The figure's interval (None: it gets none, `figure_spread` says why), with the far side's allowance
+    (`far_floor`: a single figure, whose rare failures sit at one end of its scale; a paired difference takes its own,
+    `comparison.failure_allowances`)."""
     found, reason = measured(figure, design)
     point = figure.point()
     if found is None or reason is not None or point is None:
         return None
-    return contributions_interval(point, found.spread, level, bounds, floored)
+    return contributions_interval(point, found.spread, level, bounds, floored=True)
 
 
 def interval_reasons(figures: Mapping[str, Figure], design: Design) -> dict[str, str | None]:
