@@ -14,7 +14,8 @@ from huggingface_hub.errors import HfHubHTTPError, HFValidationError, OfflineMod
 from huggingface_hub.utils import validate_repo_id
 
 from longform_eval.common.errors import LongformEvalError
-from longform_eval.common.guarded import DOCUMENT, read_bytes
+from longform_eval.common.guarded import DATA_FILE, DOCUMENT, PAGE, read_bytes, read_upload
+from longform_eval.common.owned import safe_names
 
 if TYPE_CHECKING:  # HfApi (its HTTP stack) is imported by the functions that talk to the Hub
     from huggingface_hub import HfApi
@@ -62,6 +63,11 @@ def upload_plan(folder: str | Path) -> list[str]:
     files = ["README.md"]
     for config in card_metadata(folder).get("configs", []):
         for data_file in config.get("data_files", []):
+            if safe_names([data_file["path"]]) is None:
+                raise ValueError(
+                    f"{folder / 'README.md'}: config {config['config_name']!r} names {data_file['path']!r}, "
+                    "not a path inside the folder"
+                )
             if not (folder / data_file["path"]).is_file():
                 raise FileNotFoundError(
                     f"{folder / 'README.md'}: config {config['config_name']!r} names {data_file['path']}, "
@@ -69,6 +75,15 @@ def upload_plan(folder: str | Path) -> list[str]:
                 )
             files.append(data_file["path"])
     return sorted(set(files))
+
+
+def upload_files(folder: str | Path) -> dict[str, bytes]:
+    """path -> bytes of the files a push uploads (`upload_plan`), each read once and uploaded as read: a regular file
+    (no link followed) within the ceiling of its kind; an UnreadableFile naming the first that is not."""
+    folder = Path(folder)
+    return {
+        path: read_upload(folder / path, PAGE if path == "README.md" else DATA_FILE) for path in upload_plan(folder)
+    }
 
 
 def is_offline() -> bool:
@@ -115,24 +130,23 @@ def push_to_hub(
     to change it, rebuild the folder and push a new commit.
     """
     folder = Path(folder)
-    files = upload_plan(folder)
+    files = upload_files(folder)
     message = offline_message(f"push {folder} to {repo_id}")
     if message:
         raise HubUnavailableError(message)
-    from huggingface_hub import HfApi
+    from huggingface_hub import CommitOperationAdd, HfApi
 
     api = api or HfApi(token=token)
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         if revision:
             api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
-        return api.upload_folder(
+        return api.create_commit(
             repo_id=repo_id,
             repo_type="dataset",
-            folder_path=folder,
+            operations=[CommitOperationAdd(path, data) for path, data in files.items()],
             revision=revision,
             commit_message=commit_message or f"Upload {folder.name} built by longform-eval",
-            allow_patterns=files,
         )
     except HfHubHTTPError:
         raise  # the Hub answered (401, 403, ...): its own message says why

@@ -58,7 +58,7 @@ def print_plan(plan: PushPlan, private: bool) -> None:
     """What a push would write (no Hub call is made): each file with its size, and the cards."""
     print(f"dataset repo {plan.repo_id} ({'private' if private else 'public'} if it is created): {plan.run.title}")
     for name in plan.files:
-        print(f"  {plan.repo_path(name)}  ({(plan.folder / name).stat().st_size:,} bytes)")
+        print(f"  {plan.repo_path(name)}  ({len(plan.data[name]):,} bytes)")
     if plan.path_in_repo:
         print(f"  {plan.repo_path('README.md')}  (the run's dataset card)")
         print("  README.md  (the repo's card, listing its runs; left alone if push-run did not write it)")

@@ -1,9 +1,12 @@
 """Share a finished run folder as a Hub dataset repo (`longform-eval push-run`), read back with `hf://datasets/...`.
 
 What goes up: the run's records, config.yaml, scores.json, report.md, comparisons.json and timings.json if present,
-and its plots; never its lock, temporary files or anything else in the folder. The dataset card (README.md) says
-what the run is and lists its files. A repo may hold several runs (`--path-in-repo runs/NAME`): each run folder then
-carries its own card and the root card lists them.
+and the plots `report` drew (`.plots.json` records each one's SHA-256); never its lock, temporary files or anything
+else in the folder. Every file is read once, through the guarded reader, and those bytes are what is uploaded: a
+regular file within the ceiling of its kind, no link followed. A run folder holding a link, a run file past its
+ceiling or a PNG that `report` did not draw is refused with one line naming it, before any Hub call. The dataset
+card (README.md) says what the run is and lists its files. A repo may hold several runs (`--path-in-repo runs/NAME`):
+each run folder then carries its own card and the root card lists them.
 
 A push writes into a new or empty folder of the repo, or over the same run pushed before (its config.yaml the same,
 compared as a resumed run's is: `RunConfig.changed_fields`). It deletes only the files the earlier push listed in its
@@ -15,6 +18,8 @@ commit. A file that holds a secret in use (a key edited into a log by hand) is r
 
 from __future__ import annotations
 
+import fnmatch
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,13 +28,17 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 from huggingface_hub.errors import HFValidationError
 from huggingface_hub.utils import validate_repo_id
 
+from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.guarded import DOCUMENT, LOG, PAGE, PLOT, ROWS, SETTINGS, Kind, read_upload
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message, unreachable_errors
 
 from ..report.markdown import load_scores
+from ..report.sections.drawn import drawn_plots
 from ..runner import Run
 from ..runner.config import RunConfig
 from ..runner.folder import CONFIG_FILE, read_config
 from ..runner.pending import pending_calls
+from ..runner.rows_file import ROWS_FILE
 from ..runner.schema import SchemaMismatch
 from ..secret_values import scrubbed_line
 from .client import guard_hub_client, hub_errors
@@ -40,16 +49,35 @@ from .run_remote import REPO_TYPE, TIMINGS, RemoteRepo, child_of, is_run_file, n
 from .sources import checked_repo_id, join
 from .upload_check import refuse_secrets, register_environment_secrets
 
+# The ceiling each run file is read under, by name (first match); every name `is_run_file` accepts has one.
+UPLOAD_KINDS: tuple[tuple[str, Kind], ...] = (
+    (CONFIG_FILE, SETTINGS),
+    ("*.json", DOCUMENT),
+    ("report.md", PAGE),
+    ("*.jsonl", LOG),
+    (ROWS_FILE, ROWS),
+    ("*.png", PLOT),
+)
+
+
+class UploadRefused(LongformEvalError, ValueError):
+    """The run folder holds something push-run will not upload or read past (a link, a file it did not write)."""
+
 
 @dataclass
 class PushPlan:
-    """A checked run folder and where it goes: `path_in_repo` "" is the repo's root."""
+    """A checked run folder and where it goes: `path_in_repo` "" is the repo's root. `data`: each file's bytes as
+    read once through the guarded reader, which are what is uploaded."""
 
     folder: Path
     repo_id: str
     path_in_repo: str
-    files: list[str]
+    data: dict[str, bytes]
     run: RunInfo
+
+    @property
+    def files(self) -> list[str]:
+        return sorted(self.data)
 
     def repo_path(self, name: str) -> str:
         return join(self.path_in_repo, name)
@@ -59,13 +87,36 @@ class PushPlan:
         return f"/{self.path_in_repo}" if self.path_in_repo else "its root"
 
 
+def upload_kind(name: str) -> Kind:
+    return next(kind for pattern, kind in UPLOAD_KINDS if fnmatch.fnmatchcase(name, pattern))
+
+
 def run_file_names(folder: Path) -> list[str]:
-    """The run's files to share, by name: lock files and temporaries (dot names) and anything else stay behind."""
-    return sorted(
-        entry.name
-        for entry in folder.iterdir()
-        if entry.is_file() and not entry.name.startswith(".") and is_run_file(entry.name)
-    )
+    """The run's files to share, by name: regular files named as a run's files, not dot names (locks, temporaries,
+    caches). A link or a PNG that `report` did not draw is an UploadRefused naming it."""
+    drawn = drawn_plots(folder)
+    names = []
+    for entry in sorted(folder.iterdir()):
+        if stat.S_ISLNK(entry.lstat().st_mode):
+            raise UploadRefused(
+                f"{entry}: is a symbolic link; push-run uploads only files the run wrote and follows no link: "
+                "replace it with the file itself or move it out of the run folder"
+            )
+        if entry.name.startswith(".") or not is_run_file(entry.name):
+            continue
+        if entry.name.endswith(".png") and entry.name not in drawn:
+            raise UploadRefused(
+                f"{entry}: a PNG that `longform-eval report` did not draw (or one changed since it drew it); push-run "
+                "uploads only the run's own plots: move it out of the run folder, or run `report` again"
+            )
+        names.append(entry.name)
+    return names
+
+
+def read_run_files(folder: Path, names: list[str]) -> dict[str, bytes]:
+    """name -> bytes of the run's files `names` (`run_file_names`), each read once: a regular file, no link
+    followed, within the ceiling of its kind (`UPLOAD_KINDS`); an UnreadableFile naming the first that is not."""
+    return {name: read_upload(folder / name, upload_kind(name)) for name in names}
 
 
 def checked_path_in_repo(value: str | None) -> str:
@@ -90,11 +141,14 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
         FileNotFoundError: no config.yaml, scores.json or report.md.
         ValueError: not a repo id, calls still pending, or scores.json says the run is incomplete.
         SecretInUpload: a file of the run holds a secret this environment holds (an API key, the Hub token).
+        UploadRefused: the folder holds a link, or a PNG that `report` did not draw.
+        UnreadableFile: a run file is not a regular file or is past the ceiling of its kind.
     """
     checked_repo_id(repo_id, "--repo")
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such run folder")
+    names = run_file_names(folder)  # first: no link is read through, not even to check the run
     config = read_config(folder)
     scores = load_scores(folder)
     pending = pending_calls(Run.open(folder, read_only=True))
@@ -107,11 +161,11 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
     if not (folder / "report.md").is_file():
         raise FileNotFoundError(f"{folder / 'report.md'}: missing; write it with `longform-eval report {folder}` first")
     path = checked_path_in_repo(path_in_repo)
-    files = run_file_names(folder)
+    data = read_run_files(folder, names)
     register_environment_secrets(config)
-    refuse_secrets((str(folder / name), (folder / name).read_bytes()) for name in files)
-    timings = (folder / TIMINGS).read_text(encoding="utf-8", errors="replace") if TIMINGS in files else None
-    return PushPlan(folder, repo_id, path, files, RunInfo(path, config, scores, files, run_date(timings)))
+    refuse_secrets((str(folder / name), data[name]) for name in sorted(data))
+    timings = data[TIMINGS].decode("utf-8", errors="replace") if TIMINGS in data else None
+    return PushPlan(folder, repo_id, path, data, RunInfo(path, config, scores, sorted(data), run_date(timings)))
 
 
 @dataclass
@@ -189,8 +243,8 @@ def commit_operations(plan: PushPlan, remote: RemoteRepo) -> tuple[list[Any], li
     files the earlier push listed that the run no longer has; and notes for files left alone."""
     operations: list[Any] = []
     for name in plan.files:
-        if not is_same(remote.files.get(plan.repo_path(name)), (plan.folder / name).read_bytes()):
-            operations.append(CommitOperationAdd(plan.repo_path(name), plan.folder / name))
+        if not is_same(remote.files.get(plan.repo_path(name)), plan.data[name]):
+            operations.append(CommitOperationAdd(plan.repo_path(name), plan.data[name]))
     operations += [CommitOperationDelete(path) for path in stale_files(plan, remote)]
     runs = other_runs(plan, remote) + [plan.run]
     table = RESULTS_FILE not in remote.files or is_our_table(remote.read(RESULTS_FILE))
@@ -231,4 +285,4 @@ def other_runs(plan: PushPlan, remote: RemoteRepo) -> list[RunInfo]:
     return runs
 
 
-__all__ = ["PushPlan", "PushResult", "plan_push", "push_run", "run_file_names"]
+__all__ = ["PushPlan", "PushResult", "UploadRefused", "plan_push", "push_run", "read_run_files", "run_file_names"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from longform_eval.common.install import DISTRIBUTION
-from longform_eval.dataset_builder.hub import card_metadata, checked_repo_id, upload_plan
+from longform_eval.dataset_builder.hub import card_metadata, checked_repo_id, upload_files
 from longform_eval.registry import benchmark_declarations
 
 from .licences import check_built_licence, licence_of
@@ -220,7 +220,7 @@ def dataset_repo(org: str, dataset: str, folder: Path, private: bool = False) ->
     """
     repo_id = f"{org}/{dataset}"
     check_built_licence(dataset, card_metadata(folder).get("license"))
-    files = {path: (folder / path).read_bytes() for path in upload_plan(folder)}
+    files = upload_files(folder)
     if f'load_dataset("{repo_id}"'.encode() not in files["README.md"]:
         raise ValueError(f"{folder / 'README.md'}: its code does not load {repo_id}; build it with repo_id={repo_id!r}")
     restricted = not licence_of(dataset).is_open

@@ -56,7 +56,25 @@ ROWS = Kind("rows file", GiB, "a run's rows, decompressed: more than any benchma
 DERIVED = Kind("derived-values cache", 256 * MiB, "a larger cache is recomputed, not read")
 RESULTS = Kind("result cache entry", 64 * MiB, "a larger entry is recomputed, not read")
 MARKER = Kind("marker file", MiB, "a plot-hash or folder-listing file holds tens of names")
-CEILINGS = (SETTINGS, DOCUMENT, LOG, LABELS, IMPORT, SOURCE, ROWS, DERIVED, RESULTS, MARKER, HEAD)
+PLOT = Kind("plot", 32 * MiB, "a report's plot at 110 dpi is under 1 MiB", "a PNG file")
+PAGE = Kind("report page", 64 * MiB, "a report.md or dataset card of 30 runs is under 1 MiB", "a Markdown file")
+DATA_FILE = Kind("dataset data file", 4 * GiB, "the largest built benchmark config is under 100 MB", "a Parquet file")
+CEILINGS = (
+    SETTINGS,
+    DOCUMENT,
+    LOG,
+    LABELS,
+    IMPORT,
+    SOURCE,
+    ROWS,
+    DERIVED,
+    RESULTS,
+    MARKER,
+    PLOT,
+    PAGE,
+    DATA_FILE,
+    HEAD,
+)
 
 
 class UnreadableFile(SourceError):
@@ -131,6 +149,13 @@ def read_bytes(path: Path | str, kind: Kind, follow_symlinks: bool = True, decom
     return data
 
 
+def read_upload(path: Path | str, kind: Kind) -> bytes:
+    """A file's bytes as they go to the Hub: a regular file itself (a symlink is refused, never followed), at most
+    `kind.ceiling` bytes as stored (a `.gz` file is not decompressed); an UnreadableFile otherwise. What is read is
+    what is uploaded: the file is not opened again by path."""
+    return read_bytes(path, kind, follow_symlinks=False, decompress=False)
+
+
 def read_head(path: Path | str, kind: Kind, size: int) -> bytes:
     """The first `size` bytes of the file (a magic number), read only if it is a regular file within `kind`."""
     with open_regular(path, kind) as handle:
@@ -182,4 +207,5 @@ __all__ = [
     "read_cache",
     "read_cache_json",
     "read_head",
+    "read_upload",
 ]

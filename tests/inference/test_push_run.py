@@ -285,6 +285,68 @@ def test_dry_run_lists_the_files_and_cards_and_calls_nothing(run_copy, capsys, h
     assert hub.requests == []
 
 
+# ----- nothing goes up that the run did not write (issue 46) ---------------------------------------------------------
+SECRET_KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
+
+
+@pytest.mark.parametrize("name", ["report.md", "per_task.png", "judgements.jsonl", "notes.txt"])
+def test_push_run_refuses_a_link_in_the_run_folder_and_uploads_nothing(online, hub, run_copy, tmp_path, capsys, name):
+    """`ln -s ~/.ssh/id_rsa RUN/report.md`: the link is named and refused, the key never read, no Hub call made."""
+    private = tmp_path / "id_rsa"
+    private.write_text(SECRET_KEY)
+    (run_copy / name).unlink(missing_ok=True)
+    (run_copy / name).symlink_to(private)
+    hub.requests.clear()
+    assert main(["push-run", str(run_copy), "--repo", REPO]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"longform-eval push-run: error: {run_copy / name}: is a symbolic link; push-run uploads only files the run "
+        "wrote and follows no link: replace it with the file itself or move it out of the run folder"
+    )
+    assert hub.requests == [] and ("dataset", REPO) not in hub.repos()
+
+
+def test_push_run_refuses_a_png_report_did_not_draw_without_reading_it(online, hub, run_copy, capsys):
+    """A 1.5 GB sparse `big_plot.png` is named and refused at once: neither read nor uploaded."""
+    with open(run_copy / "big_plot.png", "wb") as big:
+        big.truncate(1536 * 1024 * 1024)
+    hub.requests.clear()
+    assert main(["push-run", str(run_copy), "--repo", REPO]) == 2
+    assert f"{run_copy / 'big_plot.png'}: a PNG that `longform-eval report` did not draw" in capsys.readouterr().err
+    assert hub.requests == []
+
+
+def test_push_run_refuses_a_drawn_plot_changed_since(online, hub, run_copy, capsys):
+    plot = next(run_copy.glob("*.png"))
+    plot.write_bytes(plot.read_bytes() + b"appended by hand")
+    assert main(["push-run", str(run_copy), "--repo", REPO]) == 2
+    assert f"{plot}: a PNG that `longform-eval report` did not draw (or one changed since" in capsys.readouterr().err
+    assert main(["report", str(run_copy)]) == 0  # drawn again: ours once more
+    capsys.readouterr()
+    assert main(["push-run", str(run_copy), "--repo", REPO]) == 0
+    assert plot.name in hub.files(REPO)
+
+
+def test_push_run_refuses_a_run_file_past_its_ceiling_without_reading_it(online, hub, run_copy, capsys):
+    with open(run_copy / "generations.jsonl", "r+b") as log:
+        log.truncate(1536 * 1024 * 1024)  # sparse: 1.5 GB that would cost 1.5 GB of memory to read
+    hub.requests.clear()
+    assert main(["push-run", str(run_copy), "--repo", REPO]) == 2
+    err = capsys.readouterr().err
+    assert f"{run_copy / 'generations.jsonl'}: larger than 1073741824 bytes (the ceiling for a run log" in err
+    assert hub.requests == []
+
+
+def test_what_is_uploaded_is_the_bytes_read_once(online, hub, run_copy, monkeypatch):
+    """The bytes checked for secrets are the bytes committed: a file swapped after the plan is not what goes up."""
+    from longform_eval.inference.hub import push_run as pushing
+
+    plan = pushing.plan_push(run_copy, REPO)
+    (run_copy / "report.md").write_text(SECRET_KEY)
+    pushing.push_run(plan)
+    assert hub.files(REPO)["report.md"] == plan.data["report.md"] != SECRET_KEY.encode()
+
+
 @pytest.mark.parametrize(
     "args,why",
     [
