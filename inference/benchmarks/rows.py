@@ -29,10 +29,11 @@ def cache_root() -> Path:
 def default_dataset(builder: str, options: dict[str, Any], source: str | None) -> Path:
     """The cached build of `builder` with `options` from `source`, built now if missing (one builder at a time)."""
     from longform_eval.dataset_builder import OutputFolderError, build
-    from longform_eval.dataset_builder.folder import package_version, read_marker
+    from longform_eval.common.code_identity import code_identity
+    from longform_eval.dataset_builder.folder import read_marker
 
     resolved = str(Path(source).resolve()) if source else None
-    identity = json.dumps([builder, options, resolved, package_version()], sort_keys=True, default=str)
+    identity = json.dumps([builder, options, resolved, code_identity()], sort_keys=True, default=str)
     folder = cache_root() / "datasets" / f"{builder}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
     folder.parent.mkdir(parents=True, exist_ok=True)
     with (folder.parent / f".{folder.name}.lock").open("w") as lock:

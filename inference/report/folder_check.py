@@ -19,7 +19,7 @@ from typing import Any
 from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.guarded import LOG
 from longform_eval.common.hashing import files_hash
-from longform_eval.dataset_builder.folder import package_version
+from longform_eval.common.code_identity import code_identity
 from longform_eval.dataset_builder.sources import SOURCE_ENV
 
 from ..runner.derived import DerivedValues
@@ -33,7 +33,7 @@ KIND = "checked-folder@1"
 def folder_hash(folder: Path) -> str:
     """SHA-256 over this package's version, the benchmark source setting, and the name and bytes of config.yaml, the
     rows file and every log of the folder (a symlink not followed: its target is hashed; `hashing.files_hash`)."""
-    header = f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}"
+    header = f"{code_identity()}\0{os.environ.get(SOURCE_ENV, '')}"
     names = [CONFIG_FILE, ROWS_FILE, *sorted({p.name for pattern in RUN_LOGS for p in folder.glob(pattern)})]
     return files_hash(header, [folder / name for name in names], LOG, follow_symlinks=False)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from longform_eval.common.guarded import DOCUMENT, read_cache
 from longform_eval.common.hashing import files_hash
-from longform_eval.dataset_builder.folder import package_version
+from longform_eval.common.code_identity import code_identity
 from longform_eval.dataset_builder.sources import SOURCE_ENV
 
 INPUTS = ("config.yaml", "scores.json", "timings.json", "calibrated.json")
@@ -26,7 +26,7 @@ IMAGE = re.compile(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)")
 def inputs_hash(folder: Path) -> str:
     """SHA-256 over the package version, the benchmark source setting and the bytes of each input (or its absence),
     each read through the guarded reader (`hashing.files_hash`)."""
-    header = f"{package_version()}\0{os.environ.get(SOURCE_ENV, '')}"
+    header = f"{code_identity()}\0{os.environ.get(SOURCE_ENV, '')}"
     return files_hash(header, [Path(folder) / name for name in INPUTS], DOCUMENT)
 
 

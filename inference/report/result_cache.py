@@ -19,7 +19,7 @@ from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.guarded import RESULTS, read_cache_json
-from longform_eval.dataset_builder.folder import package_version
+from longform_eval.common.code_identity import code_identity
 
 from ..benchmarks.rows import cache_root
 
@@ -35,7 +35,7 @@ def cached(kind: str, parts: list[Any] | None, compute: Callable[[], Any]) -> An
     """`compute()`, or the value stored for (`kind`, `parts`, this package's version); None `parts`: not cacheable."""
     if parts is None:
         return compute()
-    identity = json.dumps([kind, package_version(), *parts], sort_keys=True, ensure_ascii=False)
+    identity = json.dumps([kind, code_identity(), *parts], sort_keys=True, ensure_ascii=False)
     path = cache_root() / "results" / kind / f"{hashlib.sha256(identity.encode('utf-8')).hexdigest()}.json"
     found = read_entry(path)
     if found is not None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.guarded import MARKER, PLOT, read_cache, read_cache_json
-from longform_eval.dataset_builder.folder import package_version
+from longform_eval.common.code_identity import code_identity
 
 HASHES = ".plots.json"
 
@@ -27,7 +27,7 @@ def drawn_once(draw: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(draw)
     def draw_if_changed(path: Path, *args: Any, **kwargs: Any) -> Any:
-        inputs = repr((draw.__name__, package_version(), args, sorted(kwargs.items())))
+        inputs = repr((draw.__name__, code_identity(), args, sorted(kwargs.items())))
         digest = hashlib.sha256(inputs.encode("utf-8")).hexdigest()
         recorded = drawn_hashes(path.parent).get(path.name)
         if recorded and recorded["inputs"] == digest and recorded["sha256"] == file_sha256(path):
