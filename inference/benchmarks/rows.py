@@ -28,8 +28,8 @@ def cache_root() -> Path:
 
 def default_dataset(builder: str, options: dict[str, Any], source: str | None) -> Path:
     """The cached build of `builder` with `options` from `source`, built now if missing (one builder at a time)."""
-    from longform_eval.dataset_builder import OutputFolderError, build
     from longform_eval.common.code_identity import code_identity
+    from longform_eval.dataset_builder import OutputFolderError, build
     from longform_eval.dataset_builder.folder import read_marker
 
     resolved = str(Path(source).resolve()) if source else None

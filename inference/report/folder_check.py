@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.code_identity import code_identity
 from longform_eval.common.guarded import LOG
 from longform_eval.common.hashing import files_hash
-from longform_eval.common.code_identity import code_identity
 from longform_eval.dataset_builder.sources import SOURCE_ENV
 
 from ..runner.derived import DerivedValues

@@ -12,9 +12,9 @@ import os
 import re
 from pathlib import Path
 
+from longform_eval.common.code_identity import code_identity
 from longform_eval.common.guarded import DOCUMENT, read_cache
 from longform_eval.common.hashing import files_hash
-from longform_eval.common.code_identity import code_identity
 from longform_eval.dataset_builder.sources import SOURCE_ENV
 
 INPUTS = ("config.yaml", "scores.json", "timings.json", "calibrated.json")

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
-from longform_eval.common.guarded import RESULTS, read_cache_json
 from longform_eval.common.code_identity import code_identity
+from longform_eval.common.guarded import RESULTS, read_cache_json
 
 from ..benchmarks.rows import cache_root
 

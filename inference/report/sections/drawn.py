@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
-from longform_eval.common.guarded import MARKER, PLOT, read_cache, read_cache_json
 from longform_eval.common.code_identity import code_identity
+from longform_eval.common.guarded import MARKER, PLOT, read_cache, read_cache_json
 
 HASHES = ".plots.json"
 
