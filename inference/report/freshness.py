@@ -1,10 +1,9 @@
 """Whether a run's report.md is up to date: it ends with the hash of everything it was written from.
 
-report.md and its plots are a function of the run folder's config.yaml, scores.json, timings.json and calibrated.json,
-the benchmark source the published figures come from, and the identity of this package's code. `report` of a run whose report.md
-carries the hash of those inputs as they are now (and whose plots are all there) rewrites nothing: reading 30 finished
-runs draws no plot and scores no published model again.
-"""
+report.md and its plots are a function of the run folder's config.yaml, scores.json, timings.json and
+calibrated.json, the benchmark source the published figures come from, and the identity of this package's code.
+`report` of a run whose report.md carries the hash of those inputs as they are now (and whose plots are all there)
+rewrites nothing: reading 30 finished runs draws no plot and scores no published model again."""
 
 from __future__ import annotations
 
@@ -24,8 +23,8 @@ IMAGE = re.compile(r"!\[[^\]]*\]\(([^)/\\]+\.png)\)")
 
 
 def inputs_hash(folder: Path) -> str:
-    """SHA-256 over the code's identity (`code_identity`), the benchmark source setting and the bytes of each input (or its absence),
-    each read through the guarded reader (`hashing.files_hash`)."""
+    """SHA-256 over the code's identity (`code_identity`), the benchmark source setting and the bytes of each input
+    (or its absence), each read through the guarded reader (`hashing.files_hash`)."""
     header = f"{code_identity()}\0{os.environ.get(SOURCE_ENV, '')}"
     return files_hash(header, [Path(folder) / name for name in INPUTS], DOCUMENT)
 

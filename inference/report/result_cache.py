@@ -1,12 +1,11 @@
 """Results computed from runs' scores.json, cached by the content they were computed from.
 
 A paired comparison of two runs (2,000 seeded resamples per figure, a power figure) depends only on the two runs'
-scores.json, the method and the identity of this package's code: a leaderboard of 30 runs asks for 435 of them, and asking again
-(a `report` after a `leaderboard`, a 31st run added) recomputes only what is new. Entries live in
+scores.json, the method and the identity of this package's code: a leaderboard of 30 runs asks for 435 of them, and
+asking again (a `report` after a `leaderboard`, a 31st run added) recomputes only what is new. Entries live in
 `$LONGFORM_EVAL_CACHE/results` (default `~/.cache/longform_eval/results`), one JSON file per key, written whole; a
 missing, damaged or oversized entry is computed again, never an error. Runs scored with several judge samples rest on
-their records, not on scores.json alone, and are not cached.
-"""
+their records, not on scores.json alone, and are not cached."""
 
 from __future__ import annotations
 
@@ -32,7 +31,8 @@ def scores_digest(scores: dict[str, Any]) -> str | None:
 
 
 def cached(kind: str, parts: list[Any] | None, compute: Callable[[], Any]) -> Any:
-    """`compute()`, or the value stored for (`kind`, `parts`, the identity of this package's code); None `parts`: not cacheable."""
+    """`compute()`, or the value stored for (`kind`, `parts`, the identity of this package's code); None `parts`:
+    not cacheable."""
     if parts is None:
         return compute()
     identity = json.dumps([kind, code_identity(), *parts], sort_keys=True, ensure_ascii=False)
