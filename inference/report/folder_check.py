@@ -31,8 +31,9 @@ KIND = "checked-folder@1"
 
 
 def folder_hash(folder: Path) -> str:
-    """SHA-256 over the code's identity (`code_identity`), the benchmark source setting, and the name and bytes of config.yaml, the
-    rows file and every log of the folder (a symlink not followed: its target is hashed; `hashing.files_hash`)."""
+    """SHA-256 over the code's identity (`code_identity`), the benchmark source setting, and the name and bytes of
+    config.yaml, the rows file and every log of the folder (a symlink not followed: its target is hashed;
+    `hashing.files_hash`)."""
     header = f"{code_identity()}\0{os.environ.get(SOURCE_ENV, '')}"
     names = [CONFIG_FILE, ROWS_FILE, *sorted({p.name for pattern in RUN_LOGS for p in folder.glob(pattern)})]
     return files_hash(header, [folder / name for name in names], LOG, follow_symlinks=False)
