@@ -71,6 +71,14 @@ def output_neutral_options(backend: str) -> frozenset[str]:
     return frozenset(getattr(cls, "OUTPUT_NEUTRAL_OPTIONS", ()))
 
 
+def replays_recorded(backend: str) -> bool:
+    """Whether the backend answers with recorded completions (`REPLAYS_RECORDED`), so that no sampling setting
+    changes what it returns; False for a backend this version lacks."""
+    if backend not in backend_declarations():
+        return False
+    return bool(getattr(backend_class(ModelSpec(backend=backend, model="-")), "REPLAYS_RECORDED", False))
+
+
 def check_installed(spec: ModelSpec) -> None:
     """A MissingExtraError (one line) if a package the backend requires is missing or older than declared."""
     check_requirements(declaration_of(spec))
@@ -103,4 +111,5 @@ __all__ = [
     "option_problem",
     "create_backend",
     "output_neutral_options",
+    "replays_recorded",
 ]

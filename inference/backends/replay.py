@@ -21,6 +21,7 @@ from .options import Delay
 
 class ReplayBackend:
     OUTPUT_NEUTRAL_OPTIONS = frozenset({"delay"})  # changing it on a run folder is not a new configuration
+    REPLAYS_RECORDED = True  # its answers are recorded: no sampling setting changes them
 
     @staticmethod
     def model_problem(model: str) -> str | None:

@@ -15,8 +15,8 @@ Written to `comparisons.json` by `comparisons_file`, only into the folder `repor
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -34,7 +34,7 @@ from longform_eval.metric.uncertainty import (
     difference_reason,
     minimum_detectable_difference,
     paired_difference,
-    rank_ranges,
+    ranks_from_pairs,
     shared_units,
 )
 from longform_eval.metric.uncertainty.intervals import normal_interval
@@ -44,8 +44,10 @@ from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..benchmarks import Benchmark
 from ..runner import Run
+from ..runner.folder import CONFIG_FILE, read_config, validated_config
 from ..runner.scoring import sample_scores
 from ..runner.uncertainty import run_units
+from .comparability import Comparability, comparability, separation_reason
 from .markdown import benchmark_of, load_scores
 from .result_cache import cached, scores_digest
 
@@ -73,6 +75,7 @@ class ComparedRun:
     scores: dict[str, Any]
     benchmark: Benchmark
     units: UnitTable
+    group: Comparability | None = None  # which runs it shares a table with (`comparability`); None: by config only
 
     @functools.cached_property
     def digest(self) -> str | None:
@@ -81,10 +84,12 @@ class ComparedRun:
 
     @property
     def config(self) -> str:
-        """What must agree for two runs to be compared: `benchmark:config`, and the baseline where there is one."""
-        name = f"{self.scores['benchmark']}:{self.scores.get('config')}"
-        baseline = self.scores.get("baseline")
-        return f"{name} vs {baseline}" if baseline else name
+        """`benchmark:config`, and the baseline where there is one."""
+        return benchmark_config(self.scores)
+
+    @property
+    def group_key(self) -> str:
+        return self.group.key if self.group is not None else self.config
 
     @property
     def figure_names(self) -> list[str]:
@@ -104,6 +109,13 @@ class ComparedRun:
         return found if isinstance(found, (int, float)) else None
 
 
+def benchmark_config(scores: dict[str, Any]) -> str:
+    """`benchmark:config` of a scores.json, and ` vs BASELINE` where it has a baseline."""
+    name = f"{scores['benchmark']}:{scores.get('config')}"
+    baseline = scores.get("baseline")
+    return f"{name} vs {baseline}" if baseline else name
+
+
 # ----- the runs and the units they share -------------------------------------------------------------------------
 def units_of_run(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> UnitTable | None:
     """The units a run's figures rest on: from scores.json's per-unit records; with several judge samples (scores.json
@@ -115,6 +127,12 @@ def units_of_run(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> 
     return run_units(run.benchmark, sample_scores(run))[0]
 
 
+def run_group(folder: Path, scores: dict[str, Any]) -> Comparability:
+    """The comparability of the run folder whose scores.json is `scores` (its config.yaml read and checked)."""
+    config = validated_config(Path(folder) / CONFIG_FILE, read_config(Path(folder)))
+    return comparability(config, benchmark_config(scores))
+
+
 def compared_runs(folders: Sequence[Path]) -> list[ComparedRun]:
     """The given runs (each folder once) whose benchmark gives per-unit records."""
     found = []
@@ -123,16 +141,48 @@ def compared_runs(folders: Sequence[Path]) -> list[ComparedRun]:
         benchmark = benchmark_of(scores)
         units = units_of_run(Path(folder), scores, benchmark)
         if units is not None and len(units):
-            found.append(ComparedRun(str(folder), scores, benchmark, units))
+            found.append(ComparedRun(str(folder), scores, benchmark, units, run_group(Path(folder), scores)))
     return found
 
 
-def by_config(runs: list[ComparedRun]) -> dict[str, list[ComparedRun]]:
-    """The runs grouped by benchmark config, in the order given; configs with one run only are left out."""
+def by_group(runs: list[ComparedRun]) -> dict[str, list[ComparedRun]]:
+    """The runs grouped by comparability (`comparability`), in the order given; groups of one run are left out."""
     groups: dict[str, list[ComparedRun]] = defaultdict(list)
     for run in runs:
-        groups[run.config].append(run)
-    return {config: members for config, members in groups.items() if len(members) > 1}
+        groups[run.group_key].append(run)
+    return {key: members for key, members in groups.items() if len(members) > 1}
+
+
+@dataclass(frozen=True)
+class SharedUnits:
+    """The units every run of a group scored, each run's table on them (`aligned`), and per run how many units
+    some other run of the group scored that this one did not (left unscored, or not in its prompts)."""
+
+    tables: list[UnitTable]
+    dropped: dict[str, int]
+
+    @property
+    def n(self) -> int:
+        return len(self.tables[0])
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """What the group's comparisons are cached by, beside the runs' contents: the shared units' ids."""
+        return hashlib.sha256("\0".join(self.tables[0].ids).encode("utf-8")).hexdigest()
+
+
+def shared_by(runs: Sequence[ComparedRun]) -> SharedUnits:
+    column = runs[0].benchmark.judge_noise_column
+    scored = [scored_ids(run.units, column) for run in runs]
+    union = set().union(*scored)
+    dropped = {run.label: len(union - ids) for run, ids in zip(runs, scored, strict=True)}
+    return SharedUnits(aligned([run.units for run in runs], column), dropped)
+
+
+def scored_ids(table: UnitTable, scored_column: str | None) -> set[str]:
+    if scored_column is None:
+        return set(table.ids)
+    return {unit for unit, value in zip(table.ids, table[scored_column], strict=True) if np.isfinite(value)}
 
 
 def aligned(tables: Sequence[UnitTable], scored_column: str | None) -> list[UnitTable]:
@@ -156,16 +206,20 @@ def aligned(tables: Sequence[UnitTable], scored_column: str | None) -> list[Unit
 
 
 # ----- one pair ---------------------------------------------------------------------------------------------------
-def compare(a: ComparedRun, b: ComparedRun) -> list[dict[str, Any]]:
-    """One `comparisons.json` entry per figure of a's intervals (headline first): a - b on the units both scored;
-    computed once per pair of scores.json contents (`result_cache`), the runs' labels put in afterwards."""
-    parts = None if None in (a.digest, b.digest) else [METHOD, a.digest, b.digest]
-    entries = cached("comparison", parts, lambda: [entry | {"a": None, "b": None} for entry in compared(a, b)])
+def compare(a: ComparedRun, b: ComparedRun, shared: SharedUnits | None = None, at: tuple[int, int] = (0, 1)):
+    """One `comparisons.json` entry per figure of a's intervals (headline first): a - b on the units both scored,
+    or on `shared` (the units every run of their group scored; `at`: a's and b's positions in it); computed once
+    per pair of scores.json contents and shared units (`result_cache`), the runs' labels put in afterwards."""
+    shared = shared or shared_by([a, b])
+    tables = (shared.tables[at[0]], shared.tables[at[1]])
+    parts = None if None in (a.digest, b.digest) else [METHOD, a.digest, b.digest, shared.digest]
+    compute = lambda: [entry | {"a": None, "b": None} for entry in compared(a, b, tables)]  # noqa: E731
+    entries = cached("comparison", parts, compute)
     return [entry | {"a": a.label, "b": b.label} for entry in entries]
 
 
-def compared(a: ComparedRun, b: ComparedRun) -> list[dict[str, Any]]:
-    table_a, table_b = aligned([a.units, b.units], a.benchmark.judge_noise_column)
+def compared(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable]) -> list[dict[str, Any]]:
+    table_a, table_b = tables
     figures_a = a.benchmark.figures(table_a) if len(table_a) else {}
     figures_b = b.benchmark.figures(table_b) if len(table_b) else {}
     entries = []
@@ -230,65 +284,89 @@ def independent_fields(a: ComparedRun, b: ComparedRun, name: str) -> dict[str, A
     }
 
 
-# ----- the runs of one config --------------------------------------------------------------------------------------
-def rank_fields(runs: list[ComparedRun], name: str | None) -> dict[str, Any]:
-    """Each run's figure, interval and rank range on figure `name` over the units all the runs scored; computed once
-    per set of scores.json contents (`result_cache`), the runs' labels put in afterwards."""
-    digests = [run.digest for run in runs]
-    parts = None if None in digests else [METHOD, name, digests]
-    found = cached("rank_ranges", parts, lambda: numbered_rows(ranked_fields(runs, name), runs))
-    labels = [run.label for run in runs]
-    return found | {"runs": [row | {"run": labels[row["run"]]} for row in found["runs"]]}
+# ----- the runs of one group --------------------------------------------------------------------------------------
+def ranked_fields(runs: list[ComparedRun], name: str | None, shared: SharedUnits, entries: list[dict]) -> dict:
+    """Each run's figure `name` on the shared units (what its rank rests on) beside its own, and its rank range
+    from the group's paired comparisons of that figure (`entries`, on the same units): one rule, so a rank range
+    and the pairs `compare` prints agree."""
+    head = {"figure": name, "unit": runs[0].units.unit, "n_shared": shared.n}
+    points = {}
+    if shared.n and name is not None:
+        for run, table in zip(runs, shared.tables, strict=True):
+            figure = run.benchmark.figures(table).get(name)
+            point = figure.point() if figure is not None else None
+            if point is not None and math.isfinite(point):
+                points[run.label] = point
+    ranges: dict[str, RankRange] = {}
+    if points and len(points) == len(runs):
+        separated = {
+            (entry["a"], entry["b"]): entry["difference"]
+            for entry in entries
+            if entry["figure"] == name and entry.get("distinguishable")
+        }
+        ranges = ranks_from_pairs(points, separated)
+    rows = [run_row(run, name, ranges.get(run.label), points.get(run.label), shared) for run in runs]
+    return head | {"runs": sorted(rows, key=lambda row: (row["rank"] is None, row["rank"] or 0))}
 
 
-def numbered_rows(fields: dict[str, Any], runs: list[ComparedRun]) -> dict[str, Any]:
-    """`fields` with each row's run given by its position in `runs` (what a cached entry can hold)."""
-    position = {run.label: index for index, run in enumerate(runs)}
-    return fields | {"runs": [row | {"run": position[row["run"]]} for row in fields["runs"]]}
-
-
-def ranked_fields(runs: list[ComparedRun], name: str | None) -> dict[str, Any]:
-    tables = aligned([run.units for run in runs], runs[0].benchmark.judge_noise_column)
-    shared = {"figure": name, "unit": runs[0].units.unit, "n_shared": len(tables[0])}
-    ranges = {}
-    if len(tables[0]):
-        figures = {run.label: run.benchmark.figures(table).get(name) for run, table in zip(runs, tables, strict=True)}
-        scale = figure_bounds(runs[0].benchmark, [name])[name] if name is not None else None
-        with contextlib.suppress(ValueError):  # a figure undefined on the shared units has no rank
-            ranges = rank_ranges(figures, tables[0].design(), scale=scale) if None not in figures.values() else {}
-    rows = [run_row(run, name, ranges.get(run.label)) for run in runs]
-    return shared | {"runs": sorted(rows, key=lambda row: (row["rank"] is None, row["rank"] or 0))}
-
-
-def run_row(run: ComparedRun, name: str | None, found: RankRange | None) -> dict[str, Any]:
+def run_row(
+    run: ComparedRun, name: str | None, found: RankRange | None, on_shared: float | None, shared: SharedUnits
+) -> dict[str, Any]:
+    """A run's own figure and interval (all the units it scored), its figure on the shared units, its rank range."""
     interval = (run.scores.get("intervals") or {}).get(name) or {}
     ranks = found.to_dict() if found is not None else dict.fromkeys(("rank", "best", "worst"))
     value = run.value(name) if name else None
     row = {"run": run.label, "model": run.scores.get("model"), "value": value}
-    return row | {"low": interval.get("low"), "high": interval.get("high")} | ranks
+    own = {"low": interval.get("low"), "high": interval.get("high")}
+    return row | own | {"shared_value": on_shared, "dropped": shared.dropped.get(run.label, 0)} | ranks
 
 
-def config_fields(config: str, runs: list[ComparedRun]) -> dict[str, Any]:
+def group_fields(runs: list[ComparedRun], shared: SharedUnits, entries: list[dict]) -> dict[str, Any]:
+    """A group's runs on the units all of them scored: how many, how many each run's gaps left out, rank ranges."""
     headline = runs[0].benchmark.headline_of(list(runs[0].scores.get("intervals") or {}))
     judges = sorted({str(run.scores.get("judge")) for run in runs})
-    return {"benchmark": config, "judges": judges, "rank_ranges": rank_fields(runs, headline)}
+    return {
+        "benchmark": runs[0].config,
+        "judges": judges,
+        "prompts": prompts_sentence(runs, shared),
+        "rank_ranges": ranked_fields(runs, headline, shared, entries),
+    }
+
+
+def prompts_sentence(runs: list[ComparedRun], shared: SharedUnits) -> str:
+    """`compared on the 613 prompts all 26 runs scored; 34 left out: 28 unscored or missing in run X, ...`."""
+    unit = runs[0].units.unit
+    text = f"compared on the {shared.n} {unit}s all {len(runs)} runs scored"
+    gaps = sorted(((count, label) for label, count in shared.dropped.items() if count), reverse=True)
+    if not gaps:
+        return text
+    left_out = len(set().union(*(set(run.units.ids) for run in runs))) - shared.n
+    shown = ", ".join(f"{count} unscored or missing in {label}" for count, label in gaps)
+    return f"{text}; {left_out} left out of every run's figure here ({shown})"
+
+
+def group_comparisons(runs: list[ComparedRun]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A group's fields (`group_fields`) and every pair's comparisons, all on the units every run scored."""
+    shared = shared_by(runs)
+    entries = [
+        entry
+        for i, a in enumerate(runs)
+        for j in range(i + 1, len(runs))
+        for entry in compare(a, runs[j], shared, (i, j))
+    ]
+    return group_fields(runs, shared, entries), entries
 
 
 def comparisons_document(runs: list[ComparedRun]) -> dict[str, Any] | None:
-    """What `comparisons.json` holds; None when no two given runs share a benchmark config."""
-    groups = by_config(runs)
+    """What `comparisons.json` holds; None when no two given runs can be compared (`comparability`)."""
+    groups = by_group(runs)
     if not groups:
         return None
-    entries = [
-        entry
-        for members in groups.values()
-        for i, a in enumerate(members)
-        for b in members[i + 1 :]
-        for entry in compare(a, b)
-    ]
-    return {
-        "written_by": WRITTEN_BY,
-        "method": METHOD,
-        "configs": [config_fields(config, members) for config, members in groups.items()],
-        "comparisons": entries,
-    }
+    configs, comparisons = [], []
+    first = next(iter(groups.values()))[0].group
+    for number, members in enumerate(groups.values(), start=1):
+        fields, entries = group_comparisons(members)
+        separate = separation_reason(members[0].group, first) if members[0].group and first else ""
+        configs.append({"group": number} | fields | ({"separate": separate} if number > 1 and separate else {}))
+        comparisons += [{"group": number} | entry for entry in entries]
+    return {"written_by": WRITTEN_BY, "method": METHOD, "configs": configs, "comparisons": comparisons}

@@ -38,15 +38,17 @@ def verdict(entry: dict[str, Any]) -> str:
 def rank_lines(ranks: dict[str, Any], names: dict[str, str]) -> list[str]:
     name, unit = ranks["figure"], ranks["unit"]
     rows = [
-        (names.get(row["run"], row["run"]), with_interval(row["value"], row["low"], row["high"]))
+        (names.get(row["run"], row["run"]), fmt(row.get("shared_value")))
         + (("-", "-") if row["rank"] is None else (row["rank"], f"{row['best']}..{row['worst']}"))
+        + (with_interval(row["value"], row["low"], row["high"]),)
         for row in ranks["runs"]
     ]
+    shared = f"{name} on the shared {unit}s"
     return [
-        *markdown_table(("run", f"{name} [95% CI]", "rank", "rank range"), rows),
+        *markdown_table(("run", shared, "rank", "rank range", f"own {name} [95% CI]"), rows),
         "",
-        f"Ranks and rank ranges on {name} over the {ranks['n_shared']} {unit}s all {len(rows)} runs scored; each "
-        "run's interval is its own, over all its units.",
+        f"Ranks and rank ranges on {name} over the {ranks['n_shared']} {unit}s all {len(rows)} runs scored, the "
+        f"figure beside them; the last column is each run's own figure and interval, over all its {unit}s.",
     ]
 
 
@@ -88,16 +90,19 @@ def section_lines(document: dict[str, Any], names: dict[str, str] | None = None)
     lines = [
         "# Paired comparisons",
         "",
-        "a - b on the units both runs scored, with its paired 95% interval: a difference whose interval "
+        "a - b on the units every run of its group scored (the rank ranges rest on the same units), with its "
+        "paired 95% interval: a difference whose interval "
         f"holds 0 is a {TIE}, whatever the order of the two figures; one without an interval (one unit per "
         "stratum) is not ranked. Rank ranges (as Chatbot Arena shows): from 1 + the runs distinguishably above "
         "to the number of runs less those distinguishably below.",
     ]
     for config in document["configs"]:
         headline = config["rank_ranges"]["figure"]
-        mine = [e for e in document["comparisons"] if e["benchmark"] == config["benchmark"]]
+        mine = [e for e in document["comparisons"] if e.get("group") == config.get("group")]
         mixed = [f"The runs were judged by {len(config['judges'])} judges ({', '.join(config['judges'])})."]
         lines += ["", f"## {config['benchmark']}: {headline}", "", *(mixed + [""] if len(config["judges"]) > 1 else [])]
+        lines += [f"{config['prompts'][0].upper()}{config['prompts'][1:]}.", ""] if config.get("prompts") else []
+        lines += [f"Separate from the first group: {config['separate']}.", ""] if config.get("separate") else []
         lines += [*rank_lines(config["rank_ranges"], names), ""]
         lines += difference_lines([e for e in mine if e["figure"] == headline], names)
         lines += others_line([e for e in mine if e["figure"] != headline])

@@ -47,11 +47,14 @@ class LeaderboardRow:
     deviations: tuple[str, ...]
     run: str
     complete: bool = True  # every call made: False while calls are pending (the figures are not final)
+    shared_score: float | None = None  # the headline on the units all runs of the table scored: what `rank` rests on
+    dropped: int | None = None  # units other runs of the table scored that this one did not (unscored or missing)
 
     def to_dict(self) -> dict[str, Any]:
         head = {name: getattr(self, name) for name in COLUMNS if name not in ("table_reason",)}
         tasks = {name: vars(found) for name, found in self.tasks.items()}
         tail = {"deviations": list(self.deviations), "complete": self.complete, "run": self.run}
+        tail["dropped"] = self.dropped
         return head | {"tasks": tasks} | tail
 
 
@@ -66,6 +69,7 @@ COLUMNS = (
     "score",
     "low",
     "high",
+    "shared_score",
     "rank",
     "rank_low",
     "rank_high",
@@ -87,6 +91,7 @@ class LeaderboardTable:
     reason: str
     settings: dict[str, Any]
     rows: tuple[LeaderboardRow, ...]
+    prompts: str | None = None  # the units the ranks rest on, and what each run's gaps left out
 
     @property
     def task_names(self) -> list[str]:
@@ -94,7 +99,8 @@ class LeaderboardTable:
 
     def to_dict(self) -> dict[str, Any]:
         head = {"id": self.id, "benchmark": self.benchmark, "judge": self.judge, "figure": self.figure}
-        shared = {"unit": self.unit, "n_shared": self.n_shared, "reason": self.reason, "settings": self.settings}
+        shared = {"unit": self.unit, "n_shared": self.n_shared, "prompts": self.prompts, "reason": self.reason}
+        shared["settings"] = self.settings
         return head | shared | {"rows": [row.to_dict() for row in self.rows]}
 
 

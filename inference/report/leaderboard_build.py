@@ -2,17 +2,17 @@
 
 `longform-eval leaderboard RUN_OR_FOLDER... --out DIR` and `longform_eval.leaderboard(...)` read scored runs (run
 folders, folders holding run folders; `hf://` runs arrive as their local copies) as `report` reads them, and put
-each run in a table with the runs it can be compared with: the same benchmark config (and baseline), judge, judge
-settings, benchmark options, prompt selection and dataset. A run that differs in any of these goes into another
-table, which says why. A row per run: the headline figure (`Benchmark.headline_of`, the one rule every reader
-uses) with the run's own 95% interval, its rank and rank range from the paired comparisons on the units all runs of
-the table scored (`comparisons.config_fields`: the math is `longform_eval.metric.uncertainty`'s), n, each other
+each run in a table with the runs it can be compared with (`comparability`, the rule `report` and `compare` share:
+benchmark config and options, dataset, prompts, the judge by its identity and its verdict-changing settings). A run
+that differs in any of these goes into another table, which names every field that differs. A row per run: the
+headline figure (`Benchmark.headline_of`, the one rule every reader uses) with the run's own 95% interval, the
+figure on the units all runs of the table scored and its rank and rank range from the paired comparisons on those
+units (`comparisons.group_comparisons`: the math is `longform_eval.metric.uncertainty`'s), n, each other
 figure with its interval (the tasks), and the run's deviations from the paper's protocol (scores.json `deviations`).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -21,21 +21,13 @@ from typing import Any
 
 from ..runner.config import RunConfig
 from ..runner.folder import CONFIG_FILE, read_config, validated_config
-from .comparisons import ComparedRun, config_fields, units_of_run
+from .comparability import Comparability, comparability, separation_reason
+from .comparisons import ComparedRun, benchmark_config, group_comparisons, units_of_run
 from .leaderboard import Figure, Leaderboard, LeaderboardRow, LeaderboardTable
 from .markdown import benchmark_of
 from .scores_file import SCORES_FILE, load_scores
 
-# What must agree for two runs to share a table, and how a reason names it.
-GROUPING = {
-    "benchmark": "benchmark config",
-    "judge": "judge",
-    "judge_settings": "judge settings",
-    "benchmark_args": "benchmark options",
-    "selection": "prompt selection",
-    "dataset_hash": "dataset",
-}
-FIRST_REASON = "the runs that share benchmark config, judge, judge settings, benchmark options, prompts and dataset"
+FIRST_REASON = "the runs that share benchmark config and options, dataset, prompts, judge and judge settings"
 
 
 # ----- which runs -------------------------------------------------------------------------------------------------
@@ -64,25 +56,9 @@ class ReadRun:
     has_units: bool
 
     @property
-    def key(self) -> dict[str, Any]:
-        """What must agree for two runs to share a table (GROUPING)."""
-        config = self.config
-        judge = config.judge.name if config.judge else None
-        settings = {
-            "judge_generation": config.judge_generation.model_dump(mode="json"),
-            "judge_samples": config.judge_samples,
-            "parser": config.parser,
-            "strip_think": config.strip_think,
-            "constrained_judge": config.constrained_judge,
-        }
-        return {
-            "benchmark": self.compared.config,
-            "judge": judge,
-            "judge_settings": settings if judge else None,
-            "benchmark_args": config.benchmark_args,
-            "selection": config.selection,
-            "dataset_hash": config.dataset_hash,
-        }
+    def group(self) -> Comparability:
+        """What must agree for two runs to share a table (`comparability`, the rule every reader shares)."""
+        return comparability(self.config, self.compared.config)
 
 
 def read_run(folder: Path) -> ReadRun:
@@ -92,40 +68,16 @@ def read_run(folder: Path) -> ReadRun:
     benchmark = benchmark_of(scores)
     units = units_of_run(folder, scores, benchmark)
     has_units = units is not None and len(units) > 0
-    return ReadRun(folder, config, ComparedRun(str(folder), scores, benchmark, units), has_units)
+    group = comparability(config, benchmark_config(scores))
+    return ReadRun(folder, config, ComparedRun(str(folder), scores, benchmark, units, group), has_units)
 
 
 def grouped(runs: Sequence[ReadRun]) -> list[list[ReadRun]]:
-    """The runs by key, in the order of their first run."""
+    """The runs by comparability, in the order of their first run."""
     groups: dict[str, list[ReadRun]] = {}
     for run in runs:
-        groups.setdefault(json.dumps(run.key, sort_keys=True, default=str), []).append(run)
+        groups.setdefault(run.group.key, []).append(run)
     return list(groups.values())
-
-
-def reason(key: dict[str, Any], first: dict[str, Any]) -> str:
-    """Why a table is not the first one: each field of GROUPING in which its runs differ from the first table's."""
-    parts = []
-    for name, label in GROUPING.items():
-        if key[name] == first[name]:
-            continue
-        if isinstance(key[name], dict) and isinstance(first[name], dict):
-            changed = sorted(k for k in {*key[name], *first[name]} if key[name].get(k) != first[name].get(k))
-            parts.append(f"other {label} ({', '.join(shown_setting(k, key[name], first[name]) for k in changed)})")
-        else:
-            parts.append(f"other {label}: {shown_value(key[name])}, not {shown_value(first[name])} as in table 1")
-    return "; ".join(parts)
-
-
-def shown_setting(name: str, mine: dict[str, Any], first: dict[str, Any]) -> str:
-    return f"{name} {shown_value(mine.get(name))}, not {shown_value(first.get(name))}"
-
-
-def shown_value(value: Any) -> str:
-    if value in (None, "", {}):
-        return "none"
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def run_row(table: str, run: ReadRun, ranked: dict[str, dict[str, Any]], headline: str | None) -> LeaderboardRow:
@@ -133,6 +85,7 @@ def run_row(table: str, run: ReadRun, ranked: dict[str, dict[str, Any]], headlin
     intervals = scores.get("intervals") or {}
     found = ranked.get(compared.label) or {}
     own = intervals.get(headline) or {} if headline else {}
+    shared = {"shared_score": found.get("shared_value"), "dropped": found.get("dropped")}
     tasks = {}
     for name in compared.names():
         if name != headline:
@@ -156,15 +109,19 @@ def run_row(table: str, run: ReadRun, ranked: dict[str, dict[str, Any]], headlin
         deviations=tuple(str(d) for d in scores.get("deviations") or ()),
         run=str(run.folder),
         complete=scores.get("complete", True) is not False,
+        **shared,
     )
 
 
-def table_of(number: int, runs: list[ReadRun], first: dict[str, Any]) -> LeaderboardTable:
-    """Table `number` (1-based): ranks from the paired comparisons of its runs with per-unit records."""
+def table_of(number: int, runs: list[ReadRun], first: Comparability) -> LeaderboardTable:
+    """Table `number` (1-based): ranks from the paired comparisons of its runs with per-unit records, on the units
+    all of them scored (`comparisons.group_comparisons`, as `compare` and `report` compute them)."""
     table_id = f"T{number}"
     ranked_runs = [run.compared for run in runs if run.has_units]
+    prompts = None
     if ranked_runs:
-        ranks = config_fields(ranked_runs[0].config, ranked_runs)["rank_ranges"]
+        fields = group_comparisons(ranked_runs)[0]
+        ranks, prompts = fields["rank_ranges"], fields["prompts"]
         headline, unit, n_shared = ranks["figure"], ranks["unit"], ranks["n_shared"]
         by_run = {row["run"]: row for row in ranks["runs"]}
     else:
@@ -172,18 +129,19 @@ def table_of(number: int, runs: list[ReadRun], first: dict[str, Any]) -> Leaderb
         headline, unit, n_shared, by_run = compared.benchmark.headline_of(compared.names()), None, None, {}
     rows = [run_row(table_id, run, by_run, headline) for run in runs]
     rows.sort(key=lambda row: (row.rank is None, row.rank or 0, -(row.score if row.score is not None else -math.inf)))
-    key = runs[0].key
+    group = runs[0].group
     judges = sorted({str(run.config.judge_label) for run in runs})
     return LeaderboardTable(
         id=table_id,
-        benchmark=key["benchmark"],
+        benchmark=group.fields["benchmark"],
         judge=", ".join(judges),
         figure=headline,
         unit=unit,
         n_shared=n_shared,
-        reason=FIRST_REASON if number == 1 else "separate from table 1: " + reason(key, first),
-        settings=key,
+        reason=FIRST_REASON if number == 1 else "separate from table 1: " + separation_reason(group, first),
+        settings=group.fields,
         rows=tuple(rows),
+        prompts=prompts,
     )
 
 
@@ -191,7 +149,9 @@ def build_leaderboard(folders: Sequence[Path]) -> Leaderboard:
     """The leaderboard of run folders already checked by `run_checks.checked_runs`."""
     runs = [read_run(Path(folder)) for folder in dict.fromkeys(folders)]
     groups = grouped(runs)
-    first = groups[0][0].key if groups else {}
+    if not groups:
+        return Leaderboard(())
+    first = groups[0][0].group
     return Leaderboard(tuple(table_of(i, members, first) for i, members in enumerate(groups, start=1)))
 
 

@@ -66,6 +66,7 @@ from .comparison import (
     independent_difference,
     paired_difference,
     rank_ranges,
+    ranks_from_pairs,
 )
 from .design import Design, cluster_sums, shared_units
 from .figures import Figure, affine, compose, mean, product, ratio, stratified_mean, weighted_sum
@@ -112,6 +113,7 @@ __all__ = [
     "prompts_needed",
     "product",
     "rank_ranges",
+    "ranks_from_pairs",
     "ratio",
     "replicates",
     "row_scores",

@@ -229,13 +229,28 @@ def rank_ranges(
     for name, point in zip(names, points, strict=True):
         if not np.isfinite(point):
             raise ValueError(f"run {name!r}: the figure is undefined on the data, so it has no rank")
-    sign = 1.0 if higher_is_better else -1.0
-    above = np.zeros((len(names), len(names)), dtype=bool)  # above[i, j]: run i distinguishably better than j
+    separated = {}
     for i, j in combinations(range(len(names)), 2):
         found = paired_difference(figures[names[i]], figures[names[j]], design, rounds, seed, level, scale=scale)
         if found is not None and found.distinguishable:
-            above[i, j], above[j, i] = sign * found.difference > 0, sign * found.difference < 0
-    point_ranks = ranks(points[None, :], higher_is_better)[0]
+            separated[names[i], names[j]] = found.difference
+    return ranks_from_pairs(dict(zip(names, points, strict=True)), separated, higher_is_better)
+
+
+def ranks_from_pairs(
+    points: Mapping[str, float], separated: Mapping[tuple[str, str], float], higher_is_better: bool = True
+) -> dict[str, RankRange]:
+    """Each run's rank (1 + the runs strictly better by `points`) and rank range from the pairs that their paired
+    interval separates (`separated[a, b]`: a - b, for each pair whose interval excludes 0): best = 1 + the runs
+    distinguishably better, worst = the runs' count - those distinguishably worse."""
+    names = list(points)
+    index = {name: i for i, name in enumerate(names)}
+    sign = 1.0 if higher_is_better else -1.0
+    above = np.zeros((len(names), len(names)), dtype=bool)  # above[i, j]: run i distinguishably better than j
+    for (a, b), difference in separated.items():
+        i, j = index[a], index[b]
+        above[i, j], above[j, i] = sign * difference > 0, sign * difference < 0
+    point_ranks = ranks(np.array([points[name] for name in names], dtype=float)[None, :], higher_is_better)[0]
     best, worst = 1 + above.sum(axis=0), len(names) - above.sum(axis=1)
     return {
         name: RankRange(int(point_ranks[i]), int(min(best[i], point_ranks[i])), int(max(worst[i], point_ranks[i])))

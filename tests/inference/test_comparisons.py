@@ -40,7 +40,7 @@ def imported_run(shared_data: Path, model: str, folder: Path) -> Path:
     out = folder / model
     generations = shared_data / "hellobench/generations/main_exp" / model
     assert main(["import-generations", str(generations), "--out", str(out), "--benchmark", "hellobench:all"]) == 0
-    assert main(["judge", str(out), "--judge", f"replay:{judge}"]) == 0
+    assert main(["judge", str(out), "--judge", f"replay:{judge}", "--judge-name", "gpt-4o"]) == 0  # one judge
     assert main(["score", str(out)]) == 0
     return out
 
@@ -160,7 +160,8 @@ def test_the_printed_section_marks_the_tie(released_runs, reported):
     llama, qwen, gpt4o = (f"imported:{m}" for m in ("llama31_8b", "qwen2_7b", "gpt4o_0806"))
     assert "tie (not distinguishable)" in rows[(llama, qwen)]
     assert "tie" not in rows[(gpt4o, qwen)] and f"{gpt4o} higher" in rows[(gpt4o, qwen)]
-    assert re.search(r"^\| imported:gpt4o_0806 \| [^|]+ \| 1 \| 1\.\.1 \|$", section, re.M)
+    # the figure its rank rests on (the shared prompts), the rank, its range, then its own figure and interval
+    assert re.search(r"^\| imported:gpt4o_0806 \| [0-9.]+ \| 1 \| 1\.\.1 \| [0-9.]+ \[[^|]+\] \|$", section, re.M)
     assert not any(str(folder) in section for folder in released_runs.values())
     assert section.rstrip().endswith("comparisons.json")
 
@@ -206,9 +207,11 @@ def small_runs(shared_data, gpt4o_replays, tmp_path_factory) -> dict[str, Path]:
     pairs = [*verdict_pairs(shared_data, "gpt4o_0806"), *verdict_pairs(shared_data, "llama31_8b", "~s1")]
     two = write_replay(folder / "two_samples.jsonl", pairs)
     runs = {"twice": folder / "twice", "once": folder / "once", "other": folder / "other"}
-    assert main(chat_run(12, f"replay:{generations}", f"replay:{two}", str(runs["twice"]), "--judge-samples", "2")) == 0
-    assert main(chat_run(12, f"replay:{generations}", f"replay:{verdicts}", str(runs["once"]))) == 0
-    other = chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(runs["other"]))
+    named = ("--judge-name", "gpt-4o")  # two replay files, one judge: comparable (`comparability`)
+    twice = chat_run(12, f"replay:{generations}", f"replay:{two}", str(runs["twice"]), "--judge-samples", "2", *named)
+    assert main(twice) == 0
+    assert main(chat_run(12, f"replay:{generations}", f"replay:{verdicts}", str(runs["once"]), *named)) == 0
+    other = chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(runs["other"]), *named)
     other[other.index("hellobench:chat")] = "hellobench:summarization"
     assert main(other) == 0
     return runs
