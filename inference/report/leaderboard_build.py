@@ -14,6 +14,7 @@ figure with its interval (the tasks), and the run's deviations from the paper's 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,12 +28,14 @@ from .leaderboard import Figure, Leaderboard, LeaderboardRow, LeaderboardTable
 from .markdown import benchmark_of
 from .scores_file import SCORES_FILE, load_scores
 
+SEARCH_DEPTH = 4  # runs/<group>/<model>/<config>: how far below a folder given run folders are looked for
 FIRST_REASON = "the runs that share benchmark config and options, dataset, prompts, judge and judge settings"
 
 
 # ----- which runs -------------------------------------------------------------------------------------------------
 def run_folders(paths: Iterable[Path]) -> list[Path]:
-    """Each path that is a run folder (has config.yaml), and the scored run folders below each path that is not."""
+    """Each path that is a run folder (has config.yaml), and the scored run folders below each path that is not
+    (`scored_runs_below`)."""
     found: list[Path] = []
     for path in map(Path, paths):
         if not path.exists():
@@ -40,11 +43,32 @@ def run_folders(paths: Iterable[Path]) -> list[Path]:
         if (path / CONFIG_FILE).is_file():
             found.append(path)
             continue
-        below = sorted(config.parent for config in path.rglob(CONFIG_FILE) if (config.parent / SCORES_FILE).is_file())
+        below = scored_runs_below(path)
         if not below:
-            raise FileNotFoundError(f"{path}: not a run folder (no {CONFIG_FILE}) and holds no scored run folder")
+            raise FileNotFoundError(
+                f"{path}: not a run folder (no {CONFIG_FILE}) and holds no scored run folder within {SEARCH_DEPTH} "
+                "levels below it"
+            )
         found.extend(below)
     return list(dict.fromkeys(found))
+
+
+def scored_runs_below(folder: Path) -> list[Path]:
+    """The scored run folders (config.yaml and scores.json) at most SEARCH_DEPTH levels below `folder`, sorted: no
+    link followed, no hidden folder entered, nothing below a run folder searched (so `leaderboard /` does not
+    walk the whole filesystem)."""
+    found = []
+    for root, folders, names in os.walk(folder, followlinks=False):
+        here = Path(root)
+        if CONFIG_FILE in names and here != folder:
+            if SCORES_FILE in names:
+                found.append(here)
+            folders.clear()
+            continue
+        if len(here.relative_to(folder).parts) >= SEARCH_DEPTH:
+            folders.clear()
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+    return sorted(found)
 
 
 # ----- reading the runs -------------------------------------------------------------------------------------------
