@@ -8,6 +8,13 @@ from longform_eval.common.arg_types import out_folder
 
 from ..api.leaderboard import leaderboard
 from ..hub.sources import hub_or_local_path
+from ..report.leaderboard_files import (
+    COMPACT_TEX_COLUMNS,
+    TEX_COLUMNS,
+    check_out_folder,
+    parse_tex_columns,
+    write_leaderboard,
+)
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -28,11 +35,29 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         required=True,
         help="folder for leaderboard.md/.csv/.json/.tex/.png/.pdf: new, empty, or written by an earlier leaderboard",
     )
+    command.add_argument(
+        "--tex-columns",
+        type=tex_columns,
+        default=COMPACT_TEX_COLUMNS,
+        metavar="COLUMNS",
+        help=f"the columns of leaderboard.tex, comma-separated, in the order wanted, from {','.join(TEX_COLUMNS)} "
+        f"(default: {','.join(COMPACT_TEX_COLUMNS)}, which fits one column of a two-column paper)",
+    )
     command.set_defaults(handler=command_leaderboard)
 
 
+def tex_columns(text: str) -> tuple[str, ...]:
+    """`--tex-columns`: known column names, or an argparse error naming the unknown ones and the allowed."""
+    try:
+        return parse_tex_columns(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def command_leaderboard(args: argparse.Namespace) -> int:
-    board = leaderboard(args.runs, out=args.out)
+    out = check_out_folder(args.out)  # before a run is read, as `le.leaderboard(..., out=)` does
+    board = leaderboard(args.runs)
+    write_leaderboard(board, out, args.tex_columns)
     print(repr(board))
     for table in board.tables[1:]:
         print(f"{table.id}: {table.reason}")

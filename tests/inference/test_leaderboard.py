@@ -106,7 +106,7 @@ def test_all_files_are_written_and_parse(written):
     document = json.loads((written / "leaderboard.json").read_text())
     assert document["written_by"] == "longform-eval leaderboard" and len(document["tables"]) == 2
     tex = (written / "leaderboard.tex").read_text()
-    assert tex.count("\\begin{tabular}") == 2 and "\\toprule" in tex and "\\bottomrule" in tex
+    assert tex.count("\n\\begin{tabular}{") == 2 and "\\toprule" in tex and "\\bottomrule" in tex  # one a table
     assert "\\_" in tex  # model labels escaped
     markdown = (written / "leaderboard.md").read_text()
     assert "## T1: hellobench:chat" in markdown and "deviates from the paper's protocol" in markdown
@@ -163,7 +163,7 @@ def test_the_python_api_gives_the_same_leaderboard(written, runs, tmp_path):
     board = le.leaderboard([runs[model] for model in MODELS] + [runs["other_judge"]], out=tmp_path / "api")
     assert isinstance(board, le.Leaderboard) and len(board.tables) == 2
     frame = board.to_pandas()
-    assert list(frame.columns[:14]) == [
+    assert list(frame.columns[:15]) == [
         "table",
         "table_reason",
         "benchmark",
@@ -174,6 +174,7 @@ def test_the_python_api_gives_the_same_leaderboard(written, runs, tmp_path):
         "score",
         "low",
         "high",
+        "shared_score",
         "rank",
         "rank_low",
         "rank_high",
@@ -223,16 +224,6 @@ def test_report_writes_comparisons_only_where_out_names_and_never_over_another(r
     assert (out / "comparisons.json").read_bytes() == first
     code, _, err = run("report", str(a), "--out", str(tmp_path / "one"))
     assert code == 2 and "two or more runs" in err
-
-
-def test_runs_whose_rank_ranges_overlap_share_a_tie_group():
-    from longform_eval.inference.report.leaderboard import LeaderboardRow
-    from longform_eval.inference.report.leaderboard_files import tie_groups
-
-    def row(low: int, high: int) -> LeaderboardRow:
-        return LeaderboardRow("T1", "b", "c", "m", None, "overall", 1.0, 0.0, 2.0, low, low, high, 5, {}, (), "r")
-
-    assert tie_groups([row(1, 1), row(2, 3), row(2, 4), row(4, 4), row(5, 5)]) == [0, 1, 1, 1, 2]
 
 
 def test_a_repo_of_runs_on_the_hub_is_ranked_as_the_same_runs_here(hub, monkeypatch, runs, written, tmp_path):
