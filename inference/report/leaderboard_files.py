@@ -25,7 +25,7 @@ NAME = "leaderboard"
 FILES = tuple(f"{NAME}.{suffix}" for suffix in ("md", "csv", "json", "tex", "png", "pdf"))
 WIDTH_IN = 3.5  # one column of a two-column paper
 FONT_PT = 7
-TEX_COLUMNS = ("rank", "model", "judge", "score", "n", "tasks")  # what `--tex-columns` may name
+TEX_COLUMNS = ("rank", "model", "judge", "shared", "score", "n", "tasks")  # what `--tex-columns` may name
 COMPACT_TEX_COLUMNS = ("rank", "model", "score")  # the default: one column of a two-column paper at \small
 
 
@@ -91,13 +91,15 @@ def markdown_lines(board: Leaderboard) -> list[str]:
     for table in board.tables:
         marks, notes = deviation_notes(table)
         tasks = table.task_names
-        header = ("rank", "rank range", "model", "judge", f"{table.figure} [95% CI]", "n", *tasks)
+        header = ("rank", "rank range", f"{table.figure}, shared", "model", "judge", f"{table.figure} [95% CI]", "n")
+        header += tuple(tasks)
         lines += ["", f"## {table.id}: {table.benchmark}, judge {table.judge}", "", f"Why a table: {table.reason}.", ""]
-        lines += ["| " + " | ".join(header) + " |", "|---:|---:|---|---|" + "---:|" * (len(header) - 4)]
+        lines += ["| " + " | ".join(header) + " |", "|---:|---:|---:|---|---|" + "---:|" * (len(header) - 5)]
         for row in table.rows:
             cells = [
                 "-" if row.rank is None else str(row.rank),
                 rank_range(row),
+                fmt_figure(row.shared_score, None, None),
                 md_cell(row.model) + marks.get(row.run, "") + ("" if row.complete else " (incomplete: calls pending)"),
                 md_cell(row.judge or "-"),
                 fmt_figure(row.score, row.low, row.high),
@@ -105,10 +107,21 @@ def markdown_lines(board: Leaderboard) -> list[str]:
                 *(fmt_figure(*task_figure(row, name)) for name in tasks),
             ]
             lines.append("| " + " | ".join(cells) + " |")
-        shared = f"over the {table.n_shared} {table.unit}s all runs scored" if table.n_shared is not None else ""
-        lines += ["", f"Ranks {shared or '(none: no per-unit records)'}.", *([""] + notes if notes else [])]
+        lines += ["", ranks_sentence(table), *([""] + notes if notes else [])]
     lines += ["", f"Method: {board.method}"]
     return lines
+
+
+def ranks_sentence(table: LeaderboardTable) -> str:
+    """What the ranks rest on: the units all runs of the table scored (the "shared" column's figure), and the units
+    each run's gaps left out; a run's own figure and interval, over all its units, are beside them."""
+    if table.n_shared is None:
+        return "Ranks: none (no per-unit records)."
+    prompts = table.prompts or f"compared on the {table.n_shared} {table.unit}s all runs scored"
+    return (
+        f"Ranks and the shared figure: {prompts}. The figure with its 95% interval is each run's own, over all the "
+        f"{table.unit}s it scored."
+    )
 
 
 def task_figure(row: LeaderboardRow, name: str) -> tuple[float | None, float | None, float | None]:
@@ -248,8 +261,9 @@ def tex_header(table: LeaderboardTable, columns: tuple[str, ...]) -> tuple[str, 
     """The column spec (no padding at the outer edges) and the header cells of `columns`."""
     figure = tex(table.figure or "score")
     cells = {"rank": ["Rank"], "model": ["Model"], "judge": ["Judge"], "score": [f"{figure} [95\\% CI]"]}
-    cells |= {"n": ["$n$"], "tasks": [tex(name) for name in table.task_names]}
+    cells |= {"shared": ["Shared"], "n": ["$n$"], "tasks": [tex(name) for name in table.task_names]}
     aligns = {"rank": "r", "model": "l", "judge": "l", "score": "r", "n": "r", "tasks": "r" * len(table.task_names)}
+    aligns["shared"] = "r"
     return "@{}" + "".join(aligns[name] for name in columns) + "@{}", [cell for name in columns for cell in cells[name]]
 
 
@@ -261,6 +275,7 @@ def tex_row(row: LeaderboardRow, model: list[str], mark: str, columns: tuple[str
         "model": [tex_lines(lines)],
         "judge": [tex(row.judge or "--")],
         "score": [tex_figure(row.score, row.low, row.high)],
+        "shared": [tex_figure(row.shared_score, None, None)],
         "n": ["--" if row.n is None else str(row.n)],
         "tasks": [tex_figure(*task_figure(row, name)) for name in tasks],
     }
@@ -291,6 +306,7 @@ def tex_table(table: LeaderboardTable, columns: tuple[str, ...]) -> str:
     models, shared = model_labels(list(table.rows), TEX_MODEL_CHARS)
     lines = [
         f"% {table.id}: {tex(table.benchmark)}, judge {tex(table.judge)}. {tex(table.reason)}.",
+        f"% {tex(ranks_sentence(table))}",
         "{\\small",
         f"\\begin{{tabular}}{{{spec}}}",
         "\\toprule",

@@ -152,3 +152,13 @@ def test_the_judge_is_known_by_its_name_else_by_its_model():
     assert comparability(named[0], "c").key == comparability(named[1], "c").key
     unnamed = [config(judge={"backend": "replay", "model": f"v{i}.jsonl"}) for i in range(2)]
     assert "other judge" in separation_reason(comparability(unnamed[1], "c"), comparability(unnamed[0], "c"))
+
+
+def test_the_markdown_shows_the_shared_figure_beside_the_rank_and_says_what_it_rests_on(runs, tmp_path):
+    board = le.leaderboard(list(runs.values()), out=tmp_path / "board")
+    markdown = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert "| rank | rank range | overall, shared | model |" in markdown
+    (table,) = board.tables
+    assert f"Ranks and the shared figure: {table.prompts}." in markdown
+    for row in table.rows:
+        assert f"| {row.shared_score:.2f} | {row.model}" in markdown.replace("\\(", "(").replace("\\)", ")")
