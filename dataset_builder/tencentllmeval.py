@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import datasets
 
 from longform_eval.common.errors import SourceError
+from longform_eval.common.guarded import SOURCE, read_bytes
 from longform_eval.common.install import install_command
 from longform_eval.common.records import UniqueIds, read_json, read_jsonl, require, require_count
 
@@ -165,8 +167,9 @@ def xlsx_rows(path: Path) -> list[tuple[int, list[Any]]]:
         import openpyxl
     except ImportError as error:
         raise ImportError(f"Reading {path.name} needs openpyxl: {install_command('xlsx')}") from error
+    data = read_bytes(path, SOURCE, decompress=False)  # a regular file within the source ceiling, read once
     try:
-        return worksheet_rows(openpyxl.load_workbook(path, read_only=True, data_only=True))
+        return worksheet_rows(openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True))
     except Exception as error:  # openpyxl, zipfile and XML parsers raise many kinds on a damaged file
         reason = f"{type(error).__name__}: {error}"
         raise SourceError(path, None, None, f"not a readable xlsx workbook ({reason})") from error

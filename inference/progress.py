@@ -13,7 +13,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from rich.cells import cell_len
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -26,7 +25,12 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
-console = Console(stderr=True)
+from longform_eval.common.shown import harmless_line
+
+from .scrubbed_output import HarmlessConsole
+from .secret_values import scrub
+
+console = HarmlessConsole("stderr")  # rich's escapes kept; what it is given to draw is made harmless first
 
 BAR_MIN, BAR_MAX = 10, 40
 RATE_WIDTH = 9  # `2255.06/s`; wider rates take the bar's room
@@ -96,5 +100,6 @@ def stage_progress(description: str, total: int):
         console=console,
         transient=False,
     ) as progress:
-        task = progress.add_task(shortened(description, description_width(total, console.width)), total=total)
+        shown = harmless_line(scrub(description))  # before it is cut: no part of a key is left for the scrub to miss
+        task = progress.add_task(shortened(shown, description_width(total, console.width)), total=total)
         yield lambda: progress.advance(task)

@@ -1,8 +1,9 @@
-"""Every line a command prints passes `secret_values.scrub`: while `scrubbed_output()` holds, stdout and stderr are
-wrapped (print, warnings, rich's progress and console all write through them), and every log record is scrubbed as
-it is made, whatever stream its handler holds (huggingface_hub's handler keeps the stderr it found at import). A
-character the stream cannot encode (a lone surrogate in a model's reply; non-ASCII text on an ASCII console) is
-printed as its escape, never raising.
+"""Every line a command prints passes `secret_values.scrub`, then `shown.harmless` (control characters escaped): while
+`scrubbed_output()` holds, stdout and stderr are wrapped (print and warnings write through them), and every log
+record is scrubbed as it is made, whatever stream its handler holds (huggingface_hub's handler keeps the stderr it
+found at import). A character the stream cannot encode (a lone surrogate in a model's reply; non-ASCII text on an
+ASCII console) is printed as its escape, never raising. Rich draws through `RenderedStream` (secrets masked, its own
+escape codes kept), from text made harmless before it is drawn.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
+
+from rich.console import Console
+
+from longform_eval.common.shown import harmless
 
 from .secret_values import scrub, writable
 
@@ -23,7 +28,7 @@ class ScrubbedStream:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        shown = writable(scrub(text))
+        shown = writable(harmless(scrub(text)))  # a server's ESC sequence is printed as `\u001b`, never acted on
         try:
             self.stream.write(shown)
         except UnicodeEncodeError:  # a console that is not UTF-8: what it cannot show, escaped
@@ -39,6 +44,43 @@ class ScrubbedStream:
         return getattr(self.stream, name)
 
 
+class RenderedStream:
+    """Where rich draws (progress bars, the leaderboard table): the stream `sys.stdout` or `sys.stderr` is at each
+    write, under any ScrubbedStream, the secrets masked but rich's own escape codes (colour, cursor moves) kept.
+    What rich is given to draw is made harmless first (`shown.harmless_line`), so the only escapes are rich's."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @property
+    def stream(self) -> TextIO:
+        """The terminal's stream: under any ScrubbedStream and any proxy rich's live display put in its place."""
+        stream = getattr(sys, self.name)
+        while True:
+            inner = getattr(stream, "rich_proxied_file", None) or unscrubbed(stream)
+            if inner is stream:
+                return stream
+            stream = inner
+
+    def write(self, text: str) -> int:
+        self.stream.write(writable(scrub(text)))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+class HarmlessConsole(Console):
+    """A rich console drawing to a RenderedStream: every text it is given to print is scrubbed of the secrets in use
+    and made harmless first (`shown.harmless`), so that the only escape codes it writes are rich's own."""
+
+    def __init__(self, stream: str = "stdout", **options: Any) -> None:
+        super().__init__(file=RenderedStream(stream), **options)
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        super().print(*(harmless(scrub(o)) if isinstance(o, str) else o for o in objects), **options)
+
+
 def unscrubbed(stream: TextIO | ScrubbedStream) -> TextIO:
     """The stream under a ScrubbedStream (what `--debug` prints its traceback to, unmasked as it says)."""
     return stream.stream if isinstance(stream, ScrubbedStream) else stream
@@ -50,7 +92,7 @@ def scrubbing_records(make_record: Callable[..., logging.LogRecord]) -> Callable
     def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = make_record(*args, **kwargs)
         with contextlib.suppress(Exception):  # a message that does not format is logging's to report, as before
-            record.msg, record.args = writable(scrub(record.getMessage())), None
+            record.msg, record.args = writable(harmless(scrub(record.getMessage()))), None
         return record
 
     return make
@@ -69,4 +111,4 @@ def scrubbed_output() -> Iterator[None]:
         logging.setLogRecordFactory(make_record)
 
 
-__all__ = ["ScrubbedStream", "scrubbed_output", "unscrubbed"]
+__all__ = ["HarmlessConsole", "RenderedStream", "ScrubbedStream", "scrubbed_output", "unscrubbed"]

@@ -25,6 +25,7 @@ from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.owned import write_listing
+from longform_eval.common.shown import csv_cell
 from longform_eval.spaces.export import EXPORT_FILES, EXPORT_MARKER, export_folder
 from longform_eval.spaces.records import (
     ANNOTATION_FIELDS,
@@ -45,8 +46,6 @@ ANNOTATION_INSERT = f"INSERT INTO annotations ({', '.join(ANNOTATION_FIELDS)}) V
 TOKENLESS_MATCH = f"SELECT 1 FROM votes WHERE token IS NULL AND {' AND '.join(f'{k} = ?' for k in TOKENLESS_KEY)}"
 ANNOTATION_MATCH = f"SELECT 1 FROM annotations WHERE {' AND '.join(f'{k} = ?' for k in ANNOTATION_KEY)}"
 FIT_WEIGHTS_FIELDS = ("row_id", "subcategory", "checklist_scores", "overall_score", "annotator", "model")
-# OWASP's CSV injection defence: a text cell starting with one of these is read as a formula by spreadsheets.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class AlreadyVoted(LongformEvalError, Exception):
@@ -255,11 +254,6 @@ def insert_statement(row: dict[str, Any]) -> str:
 def token_clash(error: sqlite3.IntegrityError) -> bool:
     """Whether SQLite refused a row because the UNIQUE index on the comparison token holds it already."""
     return "votes.token" in str(error)
-
-
-def csv_cell(value: Any) -> Any:
-    """A text cell that a spreadsheet would run as a formula (`=HYPERLINK(...)`, `@SUM(...)`) gets a leading `'`."""
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 __all__ = [

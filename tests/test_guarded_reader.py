@@ -4,10 +4,10 @@ error naming the file, at once and in bounded memory."""
 
 from __future__ import annotations
 
+import ast
 import gzip
 import hashlib
 import os
-import re
 import resource
 import signal
 import time
@@ -241,37 +241,123 @@ def test_a_file_hash_that_does_not_follow_links_hashes_the_link_target_name(tmp_
 # ----- layout: every reader of a user's file goes through the guard -------------------------------------------
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("longform_eval", "dataset_builder", "metric", "inference", "spaces", "cards")
-RAW_READ = re.compile(r"json\.loads?\(|\.read_text\(|\.read_bytes\(|gzip\.open\(|\.open\(\"rb?\"|\.open\(encoding=")
+# Calls that open or parse a file: by method name (on any object), by module.function, and the builtin `open`.
+METHOD_READS = {"read_text", "read_bytes", "load_workbook", "read_csv", "read_json", "read_parquet", "read_excel"}
+METHOD_READS |= {"read_table", "safe_load", "full_load", "unsafe_load"}
+MODULE_READS = {("json", "load"), ("json", "loads"), ("yaml", "load"), ("pickle", "load"), ("np", "load")}
+MODULE_READS |= {("numpy", "load"), ("tomllib", "load"), ("sqlite3", "connect"), ("zipfile", "ZipFile")}
+MODULE_READS |= {("tarfile", "open"), ("csv", "reader"), ("csv", "DictReader")}
+COMPRESSED_OPENERS = {"gzip", "bz2", "lzma", "io"}  # module.open(path, mode): read unless the mode writes
+NOT_FILES = {("Run", "open"), ("os", "open")}  # a run folder opened by its own guarded readers; a descriptor
 PACKAGE_DATA = "package data or this package's own install, never a user's file"
 REPLY = "a judge's reply or a request body held in memory, not a file"
-ALLOWED = {  # file: (lines with a raw read, why none reads a user's file; a new one fails until routed or listed)
+ALLOWED = {  # file: (calls that open or parse, why none reads a user's file past the guard; a new one fails)
+    "longform_eval/common/atomic.py": (1, "the temporary file this module just wrote, opened to flush it to disk"),
     "longform_eval/common/bounded_json.py": (1, "the bounded parser itself"),
+    "longform_eval/common/code_identity.py": (1, PACKAGE_DATA + " (the package's own source files, hashed)"),
     "longform_eval/common/install.py": (3, PACKAGE_DATA),
     "longform_eval/registry/declarations.py": (1, PACKAGE_DATA),
-    "metric/package_yaml.py": (1, PACKAGE_DATA),
-    "metric/helloeval/prompt.py": (1, PACKAGE_DATA + " (a prompt file a user names goes through the guard)"),
-    "metric/helloeval/weights.py": (1, PACKAGE_DATA),
-    "metric/space_app.py": (2, PACKAGE_DATA + " (its card), and a JSON round trip of a computed result"),
-    "inference/report/sections/context.py": (1, PACKAGE_DATA + " (the embedded judge's agreement file)"),
+    "dataset_builder/hub.py": (1, "the YAML header of a card whose text the guard read (64 MiB)"),
+    "dataset_builder/sources.py": (1, "an upstream archive held in memory, its download bounded"),
+    "dataset_builder/tencentllmeval.py": (1, "the workbook's bytes, read through the guard"),
+    "metric/package_yaml.py": (2, PACKAGE_DATA),
+    "metric/helloeval/prompt.py": (2, PACKAGE_DATA + " (a prompt file a user names goes through the guard)"),
+    "metric/helloeval/weights.py": (2, PACKAGE_DATA),
+    "metric/space_app.py": (3, PACKAGE_DATA + " (its card), and a JSON round trip of a computed result"),
+    "inference/yaml_files.py": (1, "the bounded YAML loader itself, on text the guard read"),
+    "inference/report/sections/context.py": (2, PACKAGE_DATA + " (the embedded judge's agreement file)"),
     "inference/backends/local.py": (1, "the chunks of the embedded model, installed packages' data"),
-    "inference/hub/release_plan.py": (2, PACKAGE_DATA + " (a Space's files), and a built dataset folder uploaded"),
+    "inference/hub/release_plan.py": (5, PACKAGE_DATA + " (a Space's files and cards, parsed)"),
     "inference/hub/snapshot.py": (1, "the Hugging Face cache's own ref file, a commit hash"),
-    "inference/hub/push_run.py": (3, "a run folder's files read whole to upload them, once its readers took it"),
     "metric/helloeval/parser.py": (3, REPLY),
     "metric/longbench_write/judge.py": (1, REPLY),
     "metric/pairwise/judge.py": (1, REPLY),
     "inference/backends/serve.py": (1, REPLY),
+    "spaces/schema.py": (1, "an in-memory SQLite database"),
+    "spaces/storage.py": (1, "the Space's own votes database, at the path its settings name"),
+    "spaces/votes_file.py": (1, "a votes file checked first (`check_votes_file`: regular, ceiling, SQLite header)"),
 }
 
 
-def raw_reads() -> dict[str, int]:
+def literal_mode(call: ast.Call, position: int, default: str | None) -> str | None:
+    """The call's mode: its `mode=` keyword or positional argument `position` when a string literal; `default`
+    when neither is given; None when it is not a literal (then it may read)."""
+    for keyword in call.keywords:
+        if keyword.arg == "mode":
+            return keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+    if len(call.args) > position:
+        found = call.args[position]
+        return found.value if isinstance(found, ast.Constant) and isinstance(found.value, str) else None
+    return default
+
+
+def reads(mode: str | None) -> bool:
+    return mode is None or not any(letter in mode for letter in "wax")
+
+
+def opens_or_parses(call: ast.Call) -> bool:
+    """Whether a call opens a file for reading or parses one: `open(path)`, `path.open()`, `gzip.open(path)`,
+    `json.load(f)`, `yaml.safe_load(f)`, `path.read_text()`, `openpyxl.load_workbook(path)`, ..."""
+    function = call.func
+    if isinstance(function, ast.Name):
+        return function.id == "open" and reads(literal_mode(call, 1, "r"))
+    if not isinstance(function, ast.Attribute):
+        return False
+    owner = function.value.id if isinstance(function.value, ast.Name) else None
+    if (owner, function.attr) in NOT_FILES:
+        return False
+    if function.attr in METHOD_READS or (owner, function.attr) in MODULE_READS:
+        return True
+    if function.attr != "open":
+        return False
+    if owner in COMPRESSED_OPENERS:
+        return reads(literal_mode(call, 1, "rb"))
+    return reads(literal_mode(call, 0, "r"))  # a path's own `open(mode)`
+
+
+def raw_reads(packages: tuple[str, ...] = PACKAGES, root: Path = REPO) -> dict[str, int]:
     found = {}
-    for package in PACKAGES:
-        for path in sorted((REPO / package).rglob("*.py")):
-            count = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if RAW_READ.search(line))
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            count = sum(1 for node in ast.walk(tree) if isinstance(node, ast.Call) and opens_or_parses(node))
             if count:
-                found[path.relative_to(REPO).as_posix()] = count
+                found[path.relative_to(root).as_posix()] = count
     return found
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "open(path)",
+        "open(path, 'rb')",
+        "path.open()",
+        "path.open('rb')",
+        "path.open(encoding='utf-8')",
+        "gzip.open(path)",
+        "gzip.open(path, 'rt')",
+        "json.load(handle)",
+        "yaml.safe_load(handle)",
+        "openpyxl.load_workbook(path)",
+        "path.read_text()",
+        "path.read_bytes()",
+        "pd.read_csv(path)",
+        "sqlite3.connect(path)",
+    ],
+)
+def test_the_scan_sees_every_form_of_reading_a_file(tmp_path, line):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "module.py").write_text(f"def f(path, handle):\n    return {line}\n")
+    assert raw_reads(("pkg",), tmp_path) == {"pkg/module.py": 1}
+
+
+@pytest.mark.parametrize(
+    "line", ["open(path, 'w')", "path.open('a')", "gzip.open(path, 'wt')", "Run.open(folder)", "os.open(path, 0)"]
+)
+def test_the_scan_leaves_writes_and_the_toolkits_own_openers(tmp_path, line):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "module.py").write_text(f"def f(path, folder):\n    return {line}\n")
+    assert raw_reads(("pkg",), tmp_path) == {}
 
 
 def test_no_module_reads_a_file_past_the_guarded_reader():

@@ -9,6 +9,7 @@ which Python has already started.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.util
 from pathlib import Path
@@ -23,8 +24,9 @@ PACKAGE_DIRS |= {"spaces": "spaces", "cards": "cards"}
 MAX_LINES = 300
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
-    """Every module of the distribution by dotted name (a package by the name of its `__init__`)."""
+    """Every module of the distribution by dotted name (a package by the name of its `__init__`); walked once."""
     found = {}
     for name, folder in PACKAGE_DIRS.items():
         for path in sorted((REPO / folder).rglob("*.py")):
@@ -55,7 +57,9 @@ def imported_names(module: str, path: Path) -> set[str]:
     return names
 
 
-def import_graph() -> dict[str, set[str]]:
+@functools.cache
+def import_graph() -> dict[str, frozenset[str]]:
+    """Module -> the modules of the distribution it imports; parsed once per test session."""
     known = modules()
     graph = {}
     for module, path in known.items():
@@ -67,7 +71,7 @@ def import_graph() -> dict[str, set[str]]:
                 prefix = ".".join(parts[:end])
                 if prefix in known and prefix not in own_packages and prefix != module:
                     edges.add(prefix)
-        graph[module] = edges
+        graph[module] = frozenset(edges)
     return graph
 
 

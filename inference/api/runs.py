@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..hub.run_copy import local_runs
-from ..report.comparisons import compared_runs, comparisons_document
+from ..report.comparison_groups import comparisons_document
+from ..report.comparisons import compared_runs
 from ..report.run_checks import checked_runs
 from ..report.sections.tables import fmt_p, signed_with_interval
 from ..runner import Run
@@ -70,12 +71,16 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Comparisons:
-    """Every pair of the given runs that share a benchmark config, each figure with an interval (headline first)."""
+    """Every pair of the given runs that can be compared (`report.comparability`), each figure with an interval
+    (headline first)."""
 
     pairs: tuple[Comparison, ...]
 
     def table(self) -> str:
-        return "\n".join(pair.line() for pair in self.pairs) or "no two runs share a benchmark config"
+        return (
+            "\n".join(pair.line() for pair in self.pairs)
+            or "no two runs can be compared (the same benchmark config and options, dataset, prompts and judge)"
+        )
 
     def __str__(self) -> str:
         return self.table()
@@ -88,7 +93,7 @@ class Comparisons:
 
     def __repr__(self) -> str:
         if not self.pairs:
-            return "<Comparisons: no two runs share a benchmark config>"
+            return "<Comparisons: no two runs can be compared (benchmark config and options, dataset, prompts, judge)>"
         first = self.pairs[0]
         more = f"; {len(self.pairs) - 1} more" if len(self.pairs) > 1 else ""
         return f"<Comparisons {first.benchmark}, {len(self.pairs)} pairs and figures: {first.line(names=True)}{more}>"

@@ -14,11 +14,14 @@ from pydantic import (
     StrictInt,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from longform_eval.common.errors import ConfigError
 
+from ..environment_secrets import register_environment_secrets
 from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES, NEW_TOKENS, ROWS
+from ..runner.config import checked_display_name
 
 # Strict: `limit=True` or `limit="3"` is a mistake to name, not a 1 or a 3 to guess.
 Rows = Annotated[StrictInt, Field(gt=0), AfterValidator(ROWS.check)]
@@ -116,13 +119,19 @@ class RunSettings(BaseModel):
         None, description="the judge's display name in tables and plots (default: BACKEND:MODEL)"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def secrets_first(cls, values: Any) -> Any:
+        """The secrets these settings will use, registered before any is checked, printed or written."""
+        if isinstance(values, dict):
+            register_environment_secrets([values.get("model_args"), values.get("judge_args")])
+        return values
+
     @field_validator("name", "judge_name")
     @classmethod
     def a_label(cls, value: str | None) -> str | None:
-        """One line of text people read in tables: not empty, no line break."""
-        if value is not None and (not value.strip() or any(c in value for c in "\r\n")):
-            raise ValueError("expected a one-line label that is not empty")
-        return value
+        """One line of text people read in tables (`display_name_problem`)."""
+        return checked_display_name(value)
 
     @field_validator("subcategory", mode="before")
     @classmethod

@@ -6,7 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -14,6 +13,8 @@ from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.guarded import DOCUMENT, read_cache_json
 from longform_eval.common.owned import check_new_or_ours, starts_with
 from longform_eval.dataset_builder.hellobench_weights import dump_weights
+
+from ..scrubbed_output import HarmlessConsole
 
 WEIGHTS_HEADER = "# longform-eval fit-weights: checklist weights fitted to human annotations\n"
 REPORT_FIELDS = {"n", "r2", "mse", "weights"}
@@ -58,7 +59,7 @@ def run_fit_weights(args: argparse.Namespace) -> int:
         table.add_row(
             escape(sub), str(fit.n), f"{fit.r2:.3f}", f"{fit.mse:.3f}", " ".join(f"{w:.2f}" for w in fit.weights)
         )
-    Console().print(table)
+    HarmlessConsole().print(table)
     print(f"wrote {args.out}")
     return 0
 

@@ -7,13 +7,16 @@ An error the user caused (a bad option, file or record, a full disk) is one line
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import traceback
+import warnings
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from longform_eval.common.errors import ConfigError, LongformEvalError
+from longform_eval.common.errors import ConfigError, LongformEvalError, StaleResultWarning
 from longform_eval.common.user_errors import os_error_line, validation_problem
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
@@ -22,6 +25,7 @@ from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.registry.discovery import loaded_entries, warn_broken
 
 from ..backends import MissingExtraError
+from ..environment_secrets import register_environment_secrets
 from ..hub.client import guard_hub_client
 from ..runner import RunConfigMismatch
 from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
@@ -125,6 +129,24 @@ def error_line(error: BaseException) -> str:
     return " ".join(str(error).split("\n"))
 
 
+@contextlib.contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """Each StaleResultWarning (a stale scores.json, and what was done instead) is one line on stderr; any other
+    warning is shown as Python shows it."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        if issubclass(category, StaleResultWarning):
+            print(f"longform-eval: {message}", file=sys.stderr)
+        else:
+            shown(message, category, *args, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", StaleResultWarning)
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
     with scrubbed_output():  # every line printed or logged, scrubbed of the secrets in use
         return run_command(argv)
@@ -132,13 +154,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_command(argv: list[str] | None) -> int:
     guard_hub_client()  # every Hub request of every command: a timeout, its answers checked (hub/client.py)
+    register_environment_secrets()  # the keys and tokens this environment holds: scrubbed from the first byte
     try:
         args = parser().parse_args(argv)
     except CommandLineError as error:
         print(scrub(str(error)), file=sys.stderr)
         return 2
     try:
-        return args.handler(args)
+        with one_line_warnings():
+            return args.handler(args)
     except EXPECTED_ERRORS as error:
         if args.debug:
             traceback.print_exc(file=unscrubbed(sys.stderr))

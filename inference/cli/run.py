@@ -182,7 +182,7 @@ def command_score(args: argparse.Namespace) -> int:
 
 def command_report(args: argparse.Namespace) -> int:
     args.folders, comparisons_out = report_folders(args.folders, args.out)
-    pending = checked_runs(args.folders, comparisons_out, remember=True)  # every file it reads, before any is written
+    pending = checked_runs(args.folders, comparisons_out, rescore=True)  # every file it reads, before any is written
     for folder in args.folders:
         print(write_report(folder))
     print_length_view(args.folders)

@@ -243,8 +243,8 @@ def index_intro(repo_id: str) -> list[str]:
         "",
         f"Run folders of `longform-eval`, one per folder below, each with its own card (`FOLDER/README.md`) "
         f"and report (`FOLDER/report.md`). `longform-eval report {hub_path(repo_id)}` reports them all, with the "
-        f"paired comparisons of the runs that share a benchmark config; `longform-eval report "
-        f"{hub_path(repo_id, 'FOLDER')}` reports one.",
+        "paired comparisons of the runs that can be compared (benchmark config, prompts, judge); "
+        f"`longform-eval report {hub_path(repo_id, 'FOLDER')}` reports one.",
     ]
 
 

@@ -8,42 +8,22 @@ token. Then each file is searched for every spelling of each (`secret_values.fin
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from huggingface_hub import get_token
-
 from longform_eval.common.errors import LongformEvalError
 
-from ..secret_values import find_secret, register_secret, register_url_secrets
-
-# The variables the built-in backends and the Hub client read secrets from, whatever a run's config names.
-KNOWN_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
-ROLES = ("model", "judge")
+from ..environment_secrets import register_config_secrets
+from ..secret_values import find_secret
 
 
 class SecretInUpload(LongformEvalError, ValueError):
     """A file about to be uploaded holds a secret in use; nothing was uploaded."""
 
 
-def variables_named_in(config: Mapping[str, Any] | None) -> set[str]:
-    """The environment variables a run's backends read, as its config.yaml names them (options ending in `_env`)."""
-    names = set()
-    for role in ROLES:
-        spec = (config or {}).get(role)
-        options = spec.get("options") if isinstance(spec, Mapping) else None
-        if isinstance(options, Mapping):
-            names |= {value for key, value in options.items() if str(key).endswith("_env") and isinstance(value, str)}
-    return names
-
-
 def register_environment_secrets(config: Mapping[str, Any] | None = None) -> None:
     """Register the secrets this environment holds for the backends (and `config`'s) and for the Hub."""
-    for name in sorted(set(KNOWN_VARIABLES) | variables_named_in(config)):
-        value = os.environ.get(name) or ""
-        register_url_secrets(value) if "://" in value else register_secret(value)
-    register_secret(get_token())
+    register_config_secrets(config)
 
 
 def secret_line(data: bytes) -> int | None:

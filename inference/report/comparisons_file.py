@@ -16,7 +16,8 @@ from longform_eval.common.errors import OutputFileError
 from longform_eval.common.guarded import DOCUMENT, read_cache_json
 from longform_eval.common.owned import check_new_or_ours
 
-from .comparisons import FILE, OURS, WRITTEN_BY, compared_runs, comparisons_document
+from .comparison_groups import comparisons_document
+from .comparisons import FILE, OURS, WRITTEN_BY, compared_runs
 
 
 def comparisons_path(out: Path, folders: Sequence[Path] = ()) -> Path:
@@ -50,7 +51,8 @@ def is_ours(path: Path) -> bool:
 
 
 def write_comparisons(folders: Sequence[Path], out: Path) -> tuple[Path, dict[str, Any]] | None:
-    """Write `out/comparisons.json` for the given runs; None (nothing written) when no two share a benchmark config."""
+    """Write `out/comparisons.json` for the given runs; None (nothing written) when no two can be compared
+    (`comparability`)."""
     path = comparisons_path(out, folders)
     document = comparisons_document(compared_runs(folders))
     if document is None:

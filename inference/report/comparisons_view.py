@@ -10,7 +10,8 @@ from typing import Any
 
 from ..progress import terminal_width
 from ..runner.folder import run_labels
-from .comparisons import FILE, compared_runs, comparisons_document
+from .comparison_groups import comparisons_document
+from .comparisons import FILE, compared_runs
 from .comparisons_file import write_comparisons
 from .sections.tables import NO_INTERVALS, fmt, fmt_interval, fmt_p, markdown_table
 from .summary import wrapped
@@ -111,7 +112,7 @@ def section_lines(document: dict[str, Any], names: dict[str, str] | None = None)
 
 def print_comparison_view(folders: Sequence[Path], out: Path | None = None) -> None:
     """Print the section, for `longform-eval report`, and write comparisons.json into `out` (`--out DIR`); without
-    `out` nothing is written, and one line says so. Nothing when no two given runs share a benchmark config."""
+    `out` nothing is written, and one line says so. Nothing when no two given runs can be compared (`comparability`)."""
     names = {str(folder): run_labels(Path(folder))[0] for folder in folders}
     if out is not None:
         written = write_comparisons(folders, out)

@@ -23,7 +23,8 @@ from typing import Any
 from ..runner.config import RunConfig
 from ..runner.folder import CONFIG_FILE, read_config, validated_config
 from .comparability import Comparability, comparability, separation_reason
-from .comparisons import ComparedRun, benchmark_config, group_comparisons, units_of_run
+from .comparison_groups import group_comparisons
+from .comparisons import ComparedRun, benchmark_config, units_of_run
 from .leaderboard import Figure, Leaderboard, LeaderboardRow, LeaderboardTable
 from .markdown import benchmark_of
 from .scores_file import SCORES_FILE, load_scores

@@ -12,16 +12,18 @@ from typing import Any
 
 from rich import box
 from rich.cells import cell_len
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.shown import harmless_line, markdown_cell
 
 from ..benchmarks import Benchmark, create_benchmark
 from ..runner.folder import run_labels
 from ..runner.scoring import same_model
+from ..scrubbed_output import HarmlessConsole
+from ..secret_values import scrub
 from .calibration_view import calibration_lines
 from .freshness import mark, up_to_date
 from .scores_file import load_scores
@@ -57,9 +59,9 @@ def write_report(folder: str | Path) -> Path:
     headline, details = sections.headline(scores)
     model, judge = run_labels(folder)
     lines = [
-        f"# {scores['benchmark']}:{scores.get('config')}: {model}",
+        f"# {markdown_cell(scores['benchmark'])}:{markdown_cell(scores.get('config'))}: {markdown_cell(model)}",
         "",
-        f"Judge: `{judge}`.",
+        f"Judge: {markdown_cell(judge)}.",
         "",
         f"Headline: **{headline}** ({scale_note(benchmark, details)}).",
         *[line for sentence in interval_sentences(scores) for line in ("", sentence)],
@@ -80,7 +82,7 @@ def write_report(folder: str | Path) -> Path:
     if scores.get("deviations"):
         lines += [
             "**Deviations from the paper's settings** (scores are not comparable with the paper):",
-            *[f"- {d}" for d in scores["deviations"]],
+            *[f"- {markdown_cell(d)}" for d in scores["deviations"]],
             "",
         ]
     if scores.get("parser_rescues"):
@@ -94,8 +96,8 @@ def write_report(folder: str | Path) -> Path:
     context = sections.context(scores, folder)
     if context is not None:
         lines += ["", *context_lines(context, scores.get("judge"))]
-    lines += [*timing_lines(invocations), "", mark(folder)]
-    return write_text_atomic(folder / "report.md", "\n".join(lines).rstrip("\n") + "\n")
+    body = "\n".join([*lines, *timing_lines(invocations), ""]) + "\n"
+    return write_text_atomic(folder / "report.md", f"{body}{mark(folder, body)}\n")
 
 
 # ----- the leaderboard ------------------------------------------------------------------------------------------
@@ -235,7 +237,13 @@ def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tup
         str(scores.get("n_unscored", 0)),
         "yes" if scores.get("complete", True) else "no",
     )
-    return tuple(escape(cell) for cell in cells)
+    return tuple(escape(shown_cell(cell)) for cell in cells)
+
+
+def shown_cell(text: str) -> str:
+    """A cell as it may be drawn: the secrets in use masked before it is wrapped or cut (a key split over two lines
+    would escape the scrub of the printed text), control characters escaped."""
+    return harmless_line(scrub(text))
 
 
 def context_cells(scores: dict[str, Any], context: RunContext) -> list[tuple[str, ...]]:
@@ -245,12 +253,12 @@ def context_cells(scores: dict[str, Any], context: RunContext) -> list[tuple[str
         + (fmt_interval(r.score, r.interval), r.scale or "scale not stated", r.details, "-", "-")
         for r in context.rows
     ]
-    return [tuple(escape(cell) for cell in cells) for cells in rows]
+    return [tuple(escape(shown_cell(cell)) for cell in cells) for cells in rows]
 
 
 def print_leaderboard(folders: list[Path]) -> None:
     """The leaderboard at the terminal's width (`COLUMNS` wins; 80 where there is no terminal)."""
-    console = Console()
+    console = HarmlessConsole("stdout")  # its cells were made harmless (`run_cells`): rich's escapes only
     console.print(leaderboard(folders, console.width))
 
 

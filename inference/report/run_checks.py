@@ -1,9 +1,10 @@
 """Every file `longform-eval report` reads, checked before it writes anything.
 
 A run folder's config.yaml (valid, and selecting the rows its records were made on), every record of its logs,
-scores.json (`scores_file`), timings.json, and, for several runs, the comparisons.json in `report --out DIR`: a
-damaged one is one line naming the file (and the line and field), exit status 2, and no report.md, plot or view of
-any given run is rewritten. `score` checks the record logs the same way before it opens the folder for writing.
+scores.json (`scores_file`; and whether it is what the records give now: `scores_check`), timings.json, and, for
+several runs, the comparisons.json in `report --out DIR`: a damaged one is one line naming the file (and the line and
+field), exit status 2, and no report.md, plot or view of any given run is rewritten. `score` checks the record logs
+the same way before it opens the folder for writing.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..runner import Run
-from ..runner.config import RunConfigMismatch
+from ..runner.config import RunConfig, RunConfigMismatch
 from ..runner.folder import CONFIG_FILE, GENERATION_LOGS, JUDGEMENT_LOGS, RunFolderError, read_config, validated_config
+from ..runner.inputs import baseline_folder, records_hash
 from ..runner.pending import PendingCalls, pending_calls
 from ..runner.records import RecordLog
 from ..runner.schema import GenerationRecord, JudgementRecord
@@ -21,6 +23,7 @@ from .comparisons_file import comparisons_path
 from .folder_check import folder_hash, remember_check, remembered_check
 from .json_file import DamagedFile
 from .pairwise import pairwise_runs
+from .scores_check import Stale, serve, settle, stale_scores
 from .scores_file import SCORES_FILE, check_figures, read_scores
 from .timings import read_timings
 
@@ -56,20 +59,43 @@ def opened_as_made(folder: Path) -> Run:
         ) from None
 
 
-def checked_run(folder: Path) -> tuple[PendingCalls, str | None]:
-    """One run folder's files, checked; the calls it still owes (what `report` says after writing), and the hash of
-    its files where the check was made now and may be kept (`folder_check`: checked once per content)."""
-    key = folder_hash(folder)
+class FolderReader:
+    """One run folder, opened (its rows read, its config reconciled with its records) only where a check needs it."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.run: Run | None = None
+
+    def opened(self) -> Run:
+        if self.run is None:
+            self.run = opened_as_made(self.folder)
+        return self.run
+
+    def scores_now(self) -> dict:
+        return self.opened().score(write=False)
+
+
+def checked_run(folder: Path) -> tuple[PendingCalls, Stale | None]:
+    """One run folder's files, checked; the calls it still owes (what `report` says after writing; learnt from its
+    records, or from what a check of the same files found before: `folder_check`), and whether its scores.json is
+    not what the records give now (`scores_check`)."""
+    config = validated_config(folder / CONFIG_FILE, read_config(folder))
+    inputs = records_hash(folder, baseline_folder(config.benchmark_args))
+    key = folder_hash(folder, records=inputs)
+    reader = FolderReader(folder)
     pending = remembered_check(folder, key)
-    fresh = None
     if pending is None:
-        run = opened_as_made(folder)
-        config = run.config
+        config = reader.opened().config
         check_record_logs(folder)
-        pending = pending_calls(run)  # reads the current records as their types and failures.jsonl
-        fresh = None if reads_another_folder(config.benchmark_args) else key
-    else:
-        config = validated_config(folder / CONFIG_FILE, read_config(folder))
+        pending = pending_calls(reader.opened())  # reads the current records as their types and failures.jsonl
+        remember_check(key, pending)
+    scores = checked_scores(folder, config)
+    read_timings(folder)
+    return pending, stale_scores(folder, scores, inputs, reader.scores_now)
+
+
+def checked_scores(folder: Path, config: RunConfig) -> dict:
+    """scores.json, checked as `load_scores` checks it and against config.yaml's benchmark and config."""
     scores = read_scores(folder)
     for field, stored in (("benchmark", config.benchmark), ("config", config.benchmark_config)):
         if scores[field] != stored:
@@ -78,26 +104,23 @@ def checked_run(folder: Path) -> tuple[PendingCalls, str | None]:
                 f"run `longform-eval score {folder}` again"
             )
     check_figures(folder, scores)
-    read_timings(folder)
-    return pending, fresh
-
-
-def reads_another_folder(benchmark_args: dict) -> bool:
-    """A pairwise run against a baseline run folder: what it owes rests on that folder too, which its hash omits."""
-    return benchmark_args.get("baseline") not in (None, "reference")
+    return scores
 
 
 def checked_runs(
-    folders: Sequence[Path], comparisons_out: Path | None = None, remember: bool = False
+    folders: Sequence[Path], comparisons_out: Path | None = None, rescore: bool = False
 ) -> list[PendingCalls]:
     """Every given run folder checked (see the module doc) before `report` writes anything for any of them;
-    `comparisons_out`: the folder `report --out` names for comparisons.json; `remember`: keep what each check found
-    in the folder (`report`, which writes there anyway; `leaderboard` and the API read only)."""
+    `comparisons_out`: the folder `report --out` names for comparisons.json; `rescore`: the caller writes the folders
+    (`report`): a scores.json that is not what its records give now is written again (else it is recomputed in
+    memory for this process: `leaderboard` and the API read only). Either is said in one `StaleScores` warning."""
     checked = [checked_run(Path(folder)) for folder in folders]
     if comparisons_out is not None:
         comparisons_path(comparisons_out, folders)  # refuses a comparisons.json `report` did not write for these runs
+    stale = [found for _, found in checked if found is not None]
+    for found in stale:
+        serve(found)  # what every reader of this process reads of the folder from now on
     pairwise_runs(list(folders))  # refuses a pairwise run whose model and baseline have one name
-    for folder, (pending, fresh) in zip(folders, checked, strict=True):
-        if remember and fresh is not None:  # every run passed: what `report` writes may be written now
-            remember_check(Path(folder), fresh, pending)
+    for found in stale:  # every run passed: what `report` writes may be written now
+        settle(found, rescore)
     return [pending for pending, _ in checked]

@@ -7,6 +7,8 @@ that fails is one line naming it and the field: `report` writes nothing from a d
 
 from __future__ import annotations
 
+import copy
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,11 +49,35 @@ def rescore(folder: Path) -> str:
     return f"run `longform-eval score {folder}` again"
 
 
+# Scores recomputed from a folder's records where its scores.json is not theirs and the reader may not rewrite it
+# (`run_checks.checked_runs` of `leaderboard`, `open_run`, `compare`): folder -> (that scores.json's signature, scores).
+SERVED: dict[Path, tuple[tuple[int, ...], dict[str, Any]]] = {}
+
+
 def load_scores(folder: str | Path) -> dict[str, Any]:
-    """scores.json of a run folder as stored, once it passed every check (a DamagedFile naming the field if not)."""
+    """scores.json of a run folder as stored, once it passed every check (a DamagedFile naming the field if not); where
+    this process found it not to be what the folder's records give and could not rewrite it, the scores recomputed
+    from the records instead (`serve_scores`)."""
+    served = SERVED.get(Path(folder).resolve())
+    if served is not None and served[0] == signature(Path(folder) / SCORES_FILE):
+        return copy.deepcopy(served[1])
     scores = read_scores(Path(folder))
     check_figures(Path(folder), scores)
     return scores
+
+
+def serve_scores(folder: Path, scores: dict[str, Any]) -> None:
+    """`load_scores(folder)` gives `scores` for as long as the folder's scores.json stays the file it is now."""
+    SERVED[Path(folder).resolve()] = (signature(Path(folder) / SCORES_FILE), copy.deepcopy(scores))
+
+
+def signature(path: Path) -> tuple[int, ...]:
+    """The file as it stands (device, inode, size, change times): a file rewritten or replaced has another."""
+    try:
+        found = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return ()
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 def read_scores(folder: Path) -> dict[str, Any]:

@@ -7,10 +7,12 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.shown import label_problem
 
 from ..backends import output_neutral_options
 from ..config import GenerationConfig, ModelSpec
 from ..limits import JUDGE_ATTEMPTS, JUDGE_SAMPLES
+from ..secret_values import find_secret
 from .schema import SCHEMA_VERSION, config_hash
 
 # judge_samples: raising it adds samples beside the old ones, lowering it leaves some unused; neither changes a record.
@@ -44,6 +46,23 @@ class RunConfigMismatch(LongformEvalError, ValueError):
         return f"{self.problem} {self.CLI_ADVICE}" if self.advise else self.problem
 
 
+def display_name_problem(value: str) -> str | None:
+    """Why `value` is no display name: empty, more than one line, a control character (`shown.label_problem`), or a
+    secret in use (a key pasted as a name would be printed and written everywhere the name is)."""
+    problem = label_problem(value)
+    if problem is None and find_secret(value) is not None:
+        return "expected a label, got text holding a secret in use (an API key or token); not repeated"
+    return problem
+
+
+def checked_display_name(value: str | None) -> str | None:
+    """`value` if it is None or a display name; a ValueError saying why not (for pydantic, which names the field)."""
+    problem = None if value is None else display_name_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
 class RunConfig(BaseModel):
     """Which rows (benchmark, config, dataset, selection), who generates and judges, and how."""
 
@@ -72,8 +91,10 @@ class RunConfig(BaseModel):
     parser: str = "upstream"
     strip_think: bool = True
     package_version: str = ""
-    name: str | None = None  # the model's display name (`--name`), shown in place of `model_id`
-    judge_name: str | None = None  # the judge's display name (`--judge-name`), shown in place of its BACKEND:MODEL
+    # display names (`--name`, `--judge-name`), shown in place of `model_id` and the judge's BACKEND:MODEL; checked
+    # wherever a config comes from (flags, the API, a config.yaml, a Hub copy)
+    name: Annotated[str | None, AfterValidator(checked_display_name)] = None
+    judge_name: Annotated[str | None, AfterValidator(checked_display_name)] = None
 
     @property
     def model_label(self) -> str:

@@ -1,13 +1,19 @@
-"""Values derived from a run's texts (a response's word count), cached by content hash in the run folder.
+"""Values derived from a run's texts (a response's word count), cached by content hash in the user's cache.
 
-Scoring a finished run again must not tokenize every response again: each value is stored under its kind and the
-hash of the text it was computed from, so a changed response is simply another key (the old entry is dropped when
-the cache is next written). The file is a cache: a missing, damaged or oversized one is recomputed, never an error,
-and only a command that writes the run folder writes it (whole: temporary file + `os.replace`).
+Scoring a finished run again must not tokenize every response again: each value is stored under its kind (which names
+the rule: a new rule is a new kind) and the hash of the text it was computed from, so a changed response is simply
+another key, and a run copied or moved finds what was computed for its texts before. The store lives in
+`$LONGFORM_EVAL_CACHE/derived` (default `~/.cache/longform_eval/derived`), one file per kind, never in a run folder:
+a run folder may come from someone else, and a value its files held would be believed over its records (a
+`derived.json` left in a folder by an earlier version is not read). A missing, damaged or oversized file is
+recomputed, never an error; a file is written whole (temporary file + `os.replace`), merged with what another process
+added meanwhile.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -17,59 +23,65 @@ from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.guarded import DERIVED, read_cache_json
 from longform_eval.common.hashing import text_hash
 
-DERIVED_FILE = "derived.json"
-FORMAT = 1
+from ..benchmarks.rows import cache_root
+
+FORMAT = 2
+Value = int | float | str
 
 
 class DerivedValues:
-    """`get(kind, text, compute)`: the cached value of `compute(text)`; `save()` writes what was used."""
+    """`get(kind, text, compute)`: the cached value of `compute(text)`; `save()` keeps what was computed."""
 
-    def __init__(self, folder: Path):
-        self.path = Path(folder) / DERIVED_FILE
-        self.stored: dict[str, dict[str, Any]] | None = None
-        self.used: dict[str, dict[str, Any]] = {}
-        self.computed = 0
+    def __init__(self, folder: Path | None = None):
+        self.folder = folder  # the run whose texts these are (values are shared by every run: keyed by content)
+        self.stored: dict[str, dict[str, Value]] = {}
+        self.added: dict[str, dict[str, Value]] = {}
 
-    def load(self) -> dict[str, dict[str, Any]]:
-        if self.stored is None:
-            self.stored = read_derived(self.path)
-        return self.stored
+    @property
+    def computed(self) -> int:
+        return sum(map(len, self.added.values()))
+
+    def load(self, kind: str) -> dict[str, Value]:
+        if kind not in self.stored:
+            self.stored[kind] = read_derived(store_path(kind), kind)
+        return self.stored[kind]
 
     def get(self, kind: str, text: str, compute: Callable[[str], Any]) -> Any:
         value = self.known(kind, text)
         if value is None:
             value = compute(text)
-            self.computed += 1
-        self.used.setdefault(kind, {})[text_hash(text)] = value
+            self.put(kind, text, value)
         return value
 
     def known(self, kind: str, text: str) -> Any:
         """The value kept for `text`, None where there is none (nothing computed)."""
-        return self.load().get(kind, {}).get(text_hash(text))
+        key = text_hash(text)
+        return self.added.get(kind, {}).get(key, self.load(kind).get(key))
 
-    def put(self, kind: str, text: str, value: int | float | str) -> None:
-        self.used.setdefault(kind, {})[text_hash(text)] = value
-        self.computed += 1
+    def put(self, kind: str, text: str, value: Value) -> None:
+        self.added.setdefault(kind, {})[text_hash(text)] = value
 
     def save(self) -> None:
-        """Write the values used since loading, if any changed: of each kind used, the entries of texts no longer in
-        the run are dropped; a kind not used is kept as it was."""
-        stored = self.load()
-        if self.computed == 0 and self.used == {k: v for k, v in stored.items() if k in self.used}:
-            return
-        document = {"format": FORMAT, "values": stored | self.used}
-        write_text_atomic(self.path, json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n")
-        self.stored, self.computed = document["values"], 0
+        """Write each kind that got new values, with what its file holds now (a cache: an unwritable one is skipped)."""
+        for kind, added in self.added.items():
+            values = read_derived(store_path(kind), kind) | added
+            document = {"format": FORMAT, "kind": kind, "values": values}
+            with contextlib.suppress(OSError):
+                write_text_atomic(store_path(kind), json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n")
+            self.stored[kind] = values
+        self.added = {}
 
 
-def read_derived(path: Path) -> dict[str, dict[str, Any]]:
-    """The cached values by kind and text hash; empty for a missing, oversized or damaged cache (`read_cache_json`)."""
+def store_path(kind: str) -> Path:
+    """The file of one kind of value in the user's cache (named by the kind's hash: any text may name a kind)."""
+    return cache_root() / "derived" / f"{hashlib.sha256(kind.encode('utf-8')).hexdigest()[:32]}.json"
+
+
+def read_derived(path: Path, kind: str) -> dict[str, Value]:
+    """The cached values of `kind` by text hash; empty for a missing, oversized or damaged file (`read_cache_json`)."""
     document = read_cache_json(path, DERIVED)
-    values = document.get("values") if isinstance(document, dict) and document.get("format") == FORMAT else None
+    fits = isinstance(document, dict) and document.get("format") == FORMAT and document.get("kind") == kind
+    values = document.get("values") if fits else None
     if not isinstance(values, dict):
         return {}
-    return {
-        kind: {k: v for k, v in entries.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
-        for kind, entries in values.items()
-        if isinstance(entries, dict)
-    }
+    return {k: v for k, v in values.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}

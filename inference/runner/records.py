@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.guarded import LOG, UnreadableFile, iter_lines
+from longform_eval.common.shown import harmless
 from longform_eval.common.user_errors import validation_problem
 
 from ..secret_values import escaped_fields, scrubbed
@@ -177,7 +178,8 @@ class RecordLog:
                     os.close(fd)
                     raise
                 self._handle = os.fdopen(fd, "ab")
-            self._handle.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+            line = harmless(json.dumps(record, ensure_ascii=False))  # a bidi override or C1 control as its escape
+            self._handle.write((line + "\n").encode("utf-8"))
             self._handle.flush()
             os.fsync(self._handle.fileno())
         except OSError as error:

@@ -5,19 +5,23 @@ finished run opens without loading and selecting the dataset again. The file nam
 benchmark, its config and options, the dataset and revision, the selection); it is used only when the run's
 config.yaml names the same and its `dataset_hash` is the one the file was written with (a new command's settings
 have none yet: the file's is taken). Anything else (no file, another
-selection, a damaged or oversized file) and the rows are loaded from the dataset, as before the file existed.
+selection, a damaged or oversized file, a gzip that decompresses to over 50 times its size, rows that do not give
+the hash the file states) and the rows are loaded from the dataset, as before the file existed.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_bytes_atomic
+from longform_eval.common.errors import StaleResultWarning
 from longform_eval.common.guarded import ROWS, read_cache_json
 
+from ..benchmarks.selection import rows_hash
 from .config import RunConfig
 
 ROWS_FILE = "rows.json.gz"
@@ -47,8 +51,19 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
     rows = document.get("rows")
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
         return None
-    found = document.get("hash")  # the file is ours: gzip's CRC guards it; rows_hash wrote this
-    return (rows, found) if isinstance(found, str) and found and config.dataset_hash in ("", found) else None
+    found = document.get("hash")  # what the file states; checked against the rows it holds, not believed
+    if not isinstance(found, str) or not found or config.dataset_hash not in ("", found):
+        return None
+    if rows_hash(rows) != found:
+        warnings.warn(
+            StaleResultWarning(
+                f"{Path(folder) / ROWS_FILE}: its rows do not give the hash it states (edited since the run wrote "
+                "it); not used: the rows are loaded from the dataset"
+            ),
+            stacklevel=2,
+        )
+        return None
+    return rows, found
 
 
 def read_rows_file(path: Path) -> dict[str, Any] | None:

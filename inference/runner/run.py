@@ -15,6 +15,7 @@ from ..backends.base import Request, Result
 from ..benchmarks import Benchmark, JudgeCall, Selection, create_benchmark, rows_hash, strip_think
 from ..benchmarks.rows import benchmark_rows
 from ..config import GenerationConfig, ModelSpec
+from ..environment_secrets import register_config_secrets
 from ..progress import stage_progress
 from .answers import read_answers
 from .config import RunConfig
@@ -28,7 +29,7 @@ from .reconcile import reconciled
 from .records import RecordLog
 from .rows_file import stored_rows, write_rows_file
 from .schema import GenerationRecord, JudgementRecord, config_hash
-from .scoring import score_run
+from .scoring import score_run, scores_of
 
 
 def request_hash(request: Request, generation: dict[str, Any]) -> str:
@@ -65,6 +66,7 @@ class Run:
     def create(cls, folder: str | Path, config: RunConfig, force: bool = False, read_only: bool = False) -> Run:
         """Load and select the rows, check and lock the folder and write config.yaml (unless `read_only`: no lock,
         nothing written); `config` itself is not changed. A RunConfigMismatch if records bind another config."""
+        register_config_secrets(config.model_dump(mode="json"))  # before the first byte is written
         model = config.model.identity(config.name) if config.model else None
         benchmark = create_benchmark(config.benchmark, config.benchmark_config, config.benchmark_args, model)
         benchmark.read_run = functools.partial(read_answers, cls.open)  # a pairwise baseline run folder
@@ -289,8 +291,10 @@ class Run:
         return rounds.unscored
 
     # ----- score ----------------------------------------------------------------------------------------
-    def score(self) -> dict[str, Any]:
-        scores = score_run(self)
-        if not self.read_only:
+    def score(self, write: bool = True) -> dict[str, Any]:
+        """scores.json's content for the records as they are now; written (`write`, unless read-only) or computed in
+        memory only. The values derived on the way are kept in the user's cache, not the folder."""
+        try:
+            return score_run(self) if write else scores_of(self)
+        finally:
             self.derived.save()
-        return scores

@@ -101,3 +101,6 @@ class ScoreReport(BaseModel):
     parser_rescues: dict[str, int] = {}
     complete: bool
     deviations: list[str]
+    # The hash of what the figures were computed from (`runner.inputs.records_hash`): a reader compares it with the
+    # folder as it is now. Empty in a scores.json written before it was kept.
+    inputs: str = ""

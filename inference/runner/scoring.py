@@ -12,9 +12,12 @@ from longform_eval.metric import Unscored
 
 from ..config import ModelSpec
 from .config import RunConfig
+from .inputs import baseline_folder, records_hash
 from .judge_samples import verdicts_by_sample
 from .schema import JudgementRecord, ScoreReport
 from .state import RunState
+
+SCORES_FILE = "scores.json"
 
 
 def verdict_of(record) -> Any:
@@ -31,8 +34,22 @@ def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None =
 
 
 def score_run(run: RunState) -> dict[str, Any]:
+    """The run's scores (`scores_of`), written to its scores.json."""
+    scores = scores_of(run)
+    write_scores(run.folder, scores)
+    return scores
+
+
+def write_scores(folder: Path, scores: dict[str, Any]) -> Path:
+    return write_text_atomic(folder / SCORES_FILE, json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+
+
+def scores_of(run: RunState) -> dict[str, Any]:
+    """scores.json's content for the run's records as they are now, with the hash of what it was computed from
+    (taken first: a log that grows meanwhile makes the hash older than the figures, never newer)."""
     from .uncertainty import apply_points, uncertainty_fields  # scipy, on the first scoring: a reader needs none
 
+    inputs = records_hash(run.folder, baseline_folder(run.config.benchmark_args))
     generations = run.current_generations()
     judgements = run.current_judgements()
     samples = sample_scores(run, judgements)
@@ -57,12 +74,11 @@ def score_run(run: RunState) -> dict[str, Any]:
         parser_rescues=dict(Counter(j.rescue for j in judgements.values() if j.rescue)),
         complete=pending_generations == 0 and pending_judge_calls == 0,
         deviations=deviations(run),
+        inputs=inputs,
         **figures,
         **uncertainty,
     )
-    scores = report.model_dump(mode="json")
-    write_text_atomic(run.folder / "scores.json", json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
-    return scores
+    return report.model_dump(mode="json")
 
 
 def deviations(run: RunState) -> list[str]:

@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .outgoing import encoded, outgoing_text
+from .shown import harmless
+
+YAML_SUFFIXES = (".yaml", ".yml")
 
 
 @contextlib.contextmanager
@@ -45,4 +48,7 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
-    return write_bytes_atomic(path, encoded(outgoing_text(text)))
+    """`text` written whole, the secrets in use masked and (but in YAML, which escapes controls itself and where
+    an escape would change a value) its control characters shown as escapes (`shown.harmless`)."""
+    text = outgoing_text(text)
+    return write_bytes_atomic(path, encoded(text if str(path).endswith(YAML_SUFFIXES) else harmless(text)))

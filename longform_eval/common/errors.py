@@ -12,6 +12,11 @@ class LongformEvalError(Exception):
     `except longform_eval.LongformEvalError` catches them all; the message names the setting, file or folder."""
 
 
+class StaleResultWarning(UserWarning):
+    """A stored result (a run's scores.json) is not what its inputs give now; the message names the file, says why and
+    what was done instead (written again, or recomputed in memory). The CLI prints it as one line on stderr."""
+
+
 class SourceError(LongformEvalError, ValueError):
     """A source file is malformed; the message names the file, the row and the field."""
 

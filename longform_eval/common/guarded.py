@@ -43,6 +43,14 @@ class Kind:
     ceiling: int
     why: str
     expected: str = "a file"
+    gzip_ratio: int | None = None  # a `.gz` file may decompress to at most this many times its size (+ 1 MiB)
+
+    def decompressed_ceiling(self, compressed_size: int) -> int:
+        """The most a `.gz` file of `compressed_size` bytes may decompress to: the ceiling, and in proportion to the
+        file where `gzip_ratio` is set (a gzip bomb is refused after reading what a real file could hold)."""
+        if self.gzip_ratio is None:
+            return self.ceiling
+        return min(self.ceiling, self.gzip_ratio * compressed_size + MiB)
 
 
 SETTINGS = Kind("settings file", MiB, "an options file or a config.yaml is a few hundred bytes", "a YAML file")
@@ -52,7 +60,7 @@ LABELS = Kind("label file", 256 * MiB, "a million votes are under 256 MiB")
 IMPORT = Kind("response file", GiB, "HelloBench's released responses are under 10 MB a model")
 SOURCE = Kind("benchmark source file", 256 * MiB, "the largest benchmark source file is 5 MB")
 HEAD = Kind("file read for its first bytes", 2**63 - 1, "only a magic number at its start is read")
-ROWS = Kind("rows file", GiB, "a run's rows, decompressed: more than any benchmark's")
+ROWS = Kind("rows file", GiB, "a run's rows, decompressed: more than any benchmark's", gzip_ratio=50)
 DERIVED = Kind("derived-values cache", 256 * MiB, "a larger cache is recomputed, not read")
 RESULTS = Kind("result cache entry", 64 * MiB, "a larger entry is recomputed, not read")
 MARKER = Kind("marker file", MiB, "a plot-hash or folder-listing file holds tens of names")
@@ -143,10 +151,19 @@ def read_bytes(path: Path | str, kind: Kind, follow_symlinks: bool = True, decom
     UnreadableFile otherwise."""
     unzip = decompress and is_gzip(path)
     with open_regular(path, kind, follow_symlinks) as handle, decompressed(handle, path, unzip) as source:
-        data = source.read(kind.ceiling + 1)
-    if len(data) > kind.ceiling:
-        raise UnreadableFile(path, too_large(kind, compressed=unzip))
+        ceiling = kind.decompressed_ceiling(os.fstat(handle.fileno()).st_size) if unzip else kind.ceiling
+        data = source.read(ceiling + 1)
+    if len(data) > ceiling:
+        problem = too_large(kind, compressed=unzip) if ceiling == kind.ceiling else bomb(kind, ceiling)
+        raise UnreadableFile(path, problem)
     return data
+
+
+def bomb(kind: Kind, ceiling: int) -> str:
+    return (
+        f"decompresses to more than {ceiling} bytes, over {kind.gzip_ratio} times its size (no {kind.name} "
+        "compresses so well: a gzip bomb, or a damaged file)"
+    )
 
 
 def read_upload(path: Path | str, kind: Kind) -> bytes:

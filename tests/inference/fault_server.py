@@ -25,7 +25,8 @@ class FaultServer:
     judge output. anything else: OK. `ok_text(prompt)` gives the successful answer. `service_time` delays every
     answer (throughput benches). Setting `fail_with` makes every request fail that way until it is reset:
     "500", "empty" (empty text), "no_choices", "null_choices", "null_content", "html" (a 200 HTML page),
-    "bad_json" (a 200 body cut short), "markup_400" (a 400 whose message holds `[/v1/...]`, rich markup syntax).
+    "bad_json" (a 200 body cut short), "markup_400" (a 400 whose message holds `[/v1/...]`, rich markup syntax),
+    "escape_400" (a 400 whose message holds terminal escape sequences, a bidi override and a C1 control).
     """
 
     def __init__(
@@ -108,6 +109,9 @@ class FaultServer:
             return self.send(handler, 500, {"error": {"message": "down"}})
         if kind == "markup_400":
             return self.send(handler, 400, {"error": {"message": "no route [/v1/chat/completions] here"}})
+        if kind == "escape_400":  # a hostile server: a window title, a cleared screen, colour, a clipboard write
+            message = "bad \x1b]0;TITLE\x07\x1b[2J\x1b[31mred\x1b]52;c;aGVsbG8=\x07\u202eevil\x9b31m end"
+            return self.send(handler, 400, {"error": {"message": message}})
         if kind == "html":
             return self.send_raw(handler, 200, b"<html><body>502 Bad Gateway</body></html>", "text/html")
         if kind == "bad_json":

@@ -1,16 +1,13 @@
 """`report` checks a run folder's files once per content: a second reader with the same files takes what the check
-found (`report.folder_check`); any changed log is checked again."""
+found (`report.folder_check`, kept in the user's cache, never in the folder); any changed log is checked again."""
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
 from longform_eval.inference.cli import main
 from longform_eval.inference.report import run_checks
-from longform_eval.inference.report.folder_check import KIND, folder_hash, remembered_check
-from longform_eval.inference.runner.derived import DERIVED_FILE
+from longform_eval.inference.report.folder_check import folder_hash, remembered_check
 
 from .conftest import chat_run
 
@@ -23,7 +20,7 @@ def test_a_folder_is_checked_once_per_content(gpt4o_replays, tmp_path, monkeypat
     key = folder_hash(out)
     found = remembered_check(out, key)
     assert found is not None and (found.generations, found.judge_calls, found.count) == (0, 0, 0)
-    assert KIND in json.loads((out / DERIVED_FILE).read_text())["values"]
+    assert not (out / "derived.json").exists()  # nothing kept in the run folder: anyone could forge it there
 
     def refused(folder):
         pytest.fail("the folder was checked again with the same files")

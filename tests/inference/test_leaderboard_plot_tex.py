@@ -19,14 +19,9 @@ from matplotlib.text import Text
 import longform_eval as le
 from longform_eval.inference.cli import main
 from longform_eval.inference.report.leaderboard import Figure, Leaderboard, LeaderboardRow, LeaderboardTable
-from longform_eval.inference.report.leaderboard_files import (
-    PLOT_LABEL_CHARS,
-    TEX_COLUMNS,
-    forest_figure,
-    latex,
-    unseparated,
-    wrap,
-)
+from longform_eval.inference.report.leaderboard_labels import wrap
+from longform_eval.inference.report.leaderboard_plot import PLOT_LABEL_CHARS, forest_figure, unseparated
+from longform_eval.inference.report.leaderboard_tex import TEX_COLUMNS, latex
 from longform_eval.inference.report.sections.plots import pyplot
 
 from .test_leaderboard import replay_run

@@ -100,7 +100,8 @@ NAMES = ("folder", "benchmark", "model", "judge")
 
 
 def chat(model: Path, judge: Path | None, out: Path, **settings) -> le.RunResult:
-    judged = {"judge": f"replay:{judge}"} if judge is not None else {}
+    """A run of LIMIT chat prompts; its judge named "judge" (replay files of one judge's verdicts: comparable)."""
+    judged = {"judge": f"replay:{judge}", "judge_name": "judge"} if judge is not None else {}
     return le.run(benchmark="hellobench:chat", model=f"replay:{model}", out=out, limit=LIMIT, **judged, **settings)
 
 
@@ -168,7 +169,14 @@ def test_the_cli_and_the_api_write_the_same_run(gpt4o_replays, tmp_path):
     from longform_eval.inference.cli import main
 
     arguments = chat_run(
-        LIMIT, f"replay:{generations}", f"replay:{verdicts}", str(tmp_path / "cli"), "--per-group", "3"
+        LIMIT,
+        f"replay:{generations}",
+        f"replay:{verdicts}",
+        str(tmp_path / "cli"),
+        "--per-group",
+        "3",
+        "--judge-name",
+        "judge",
     )
     assert main(arguments) == 0
     chat(generations, verdicts, tmp_path / "api", per_group=3)

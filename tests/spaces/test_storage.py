@@ -180,7 +180,8 @@ def test_csv_export_defuses_formulas_and_jsonl_keeps_the_raw_values(tmp_path):
         ("-1", "'-1"),
         ("@A1", "'@A1"),
         ("\t=1", "'\t=1"),
-        ("\r=1", "'\r=1"),
+        ("\r=1", "'\\u000d=1"),  # a control character is shown escaped (issue 46)
+        ("a\x1b]0;T\x07", "a\\u001b]0;T\\u0007"),
         ("a=1", "a=1"),
         ("", ""),
         (-1.5, -1.5),
