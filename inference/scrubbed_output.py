@@ -28,7 +28,7 @@ class ScrubbedStream:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        shown = writable(harmless(scrub(text)))  # a server's ESC sequence is printed as `\u001b`, never acted on
+        shown = writable(harmless(scrub(text), keep_return=True))  # ESC printed as `\u001b`, never acted on
         try:
             self.stream.write(shown)
         except UnicodeEncodeError:  # a console that is not UTF-8: what it cannot show, escaped

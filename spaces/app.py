@@ -31,6 +31,7 @@ from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
 from longform_eval.spaces.hub_votes import HubJournal, VotesRepo, keep_votes, votes_repo
 from longform_eval.spaces.leaderboard_view import leaderboard_components
+from longform_eval.spaces.page_policy import with_page_policy
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.run_folders import run_folders
 from longform_eval.spaces.storage import VoteStore
@@ -244,10 +245,19 @@ def launch(
     app: gr.Blocks, settings: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None, **extra
 ):
     """Start `app` as the Space runs it: at `server_address` (environment: `os.environ` unless given), with uploads
-    capped at MAX_UPLOAD_BYTES (413 above it) and its tables' headers kept whole (HEADER_CSS). `extra` goes to
-    `gr.Blocks.launch` (tests: prevent_thread_lock)."""
+    capped at MAX_UPLOAD_BYTES (413 above it), its tables' headers kept whole (HEADER_CSS) and every response sent
+    with the page policy (`page_policy`: nothing loaded from another origin). `extra` goes to `gr.Blocks.launch`
+    (tests: prevent_thread_lock)."""
     host, port = server_address(settings or {}, os.environ if environ is None else environ)
-    return app.launch(server_name=host, server_port=port, max_file_size=MAX_UPLOAD_BYTES, css=HEADER_CSS, **extra)
+    app_kwargs = with_page_policy(extra.pop("app_kwargs", None))
+    return app.launch(
+        server_name=host,
+        server_port=port,
+        max_file_size=MAX_UPLOAD_BYTES,
+        css=HEADER_CSS,
+        app_kwargs=app_kwargs,
+        **extra,
+    )
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@ verdicts, and two runs side by side on the same prompt.
 
 The rows (filter by task and subcategory, free-text search, sort by score) come from `viewer_rows`; this module only
 lays them out. Model answers, prompts and judge text are untrusted: they reach a markdown component through
-`safe_markdown` (HTML shown as text, unsafe links disarmed), the raw judge completions a plain text box, and table
-cells and choices as plain text (gradio shows those through the browser's textContent).
+`safe_markdown` (HTML and images shown as text, unsafe links disarmed), the raw judge completions a plain text box,
+and table cells and choices as plain text (gradio shows those through the browser's textContent).
 """
 
 from __future__ import annotations

@@ -13,7 +13,11 @@ import longform_eval as le
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("dataset_builder", "metric", "inference", "spaces", "cards", "longform_eval")
-BUILTIN_ERRORS = {name for name, cls in vars(builtins).items() if isinstance(cls, type) and issubclass(cls, Exception)}
+BUILTIN_ERRORS = {  # warnings are no errors: a StaleResultWarning is shown, never raised
+    name
+    for name, cls in vars(builtins).items()
+    if isinstance(cls, type) and issubclass(cls, Exception) and not issubclass(cls, Warning)
+}
 
 
 def error_classes() -> list[tuple[str, str, list[str]]]:

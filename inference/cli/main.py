@@ -131,15 +131,15 @@ def error_line(error: BaseException) -> str:
 
 @contextlib.contextmanager
 def one_line_warnings() -> Iterator[None]:
-    """Each StaleResultWarning (a stale scores.json, and what was done instead) is one line on stderr; any other
-    warning is shown as Python shows it."""
+    """Every warning is one line on stderr, never with the Python source line it came from: a StaleResultWarning (a
+    stale scores.json, and what was done instead) as its message; any other as Python shows it, less that line."""
     shown = warnings.showwarning
 
-    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, *args: Any, **kwargs: Any):
         if issubclass(category, StaleResultWarning):
             print(f"longform-eval: {message}", file=sys.stderr)
         else:
-            shown(message, category, *args, **kwargs)
+            shown(" ".join(str(message).split()), category, filename, lineno, kwargs.get("file"), "")  # no source
 
     with warnings.catch_warnings():
         warnings.simplefilter("always", StaleResultWarning)

@@ -41,7 +41,7 @@ def run_folders(paths: Iterable[Path]) -> list[Path]:
     for path in map(Path, paths):
         if not path.exists():
             raise FileNotFoundError(f"{path}: no such run folder")
-        if (path / CONFIG_FILE).is_file():
+        if os.path.lexists(path / CONFIG_FILE):  # whatever stands there: its reader names it if it is no file
             found.append(path)
             continue
         below = scored_runs_below(path)
@@ -61,7 +61,7 @@ def scored_runs_below(folder: Path) -> list[Path]:
     found = []
     for root, folders, names in os.walk(folder, followlinks=False):
         here = Path(root)
-        if CONFIG_FILE in names and here != folder:
+        if CONFIG_FILE in names or CONFIG_FILE in folders:
             if SCORES_FILE in names:
                 found.append(here)
             folders.clear()

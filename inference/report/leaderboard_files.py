@@ -2,19 +2,23 @@
 plot, leaderboard.png and .pdf, sized for a paper's column (3.5 in wide, type 7 pt and up).
 
 They are written into a folder this command owns (`longform_eval.common.owned`): a new or empty one, or one whose
-marker lists every file in it, all written by an earlier `leaderboard`; a folder holding anything else is refused,
-and nothing is written. Each file is written whole (a temporary file, then `os.replace`).
+marker lists every file in it, all written by an earlier `leaderboard` (and the temporary files of a writer killed
+meanwhile, which are removed); a folder holding anything else is refused, and nothing is written. One writer at a
+time; the files are staged beside the folder and swapped in whole.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.errors import OutputFileError
 from longform_eval.common.owned import listed_files, shown, unlisted_entries, write_listing
 from longform_eval.common.shown import csv_cell, markdown_cell
+from longform_eval.common.staging import remove_dead_staging, staging_folder, writing_lock
+from longform_eval.dataset_builder.folder import replace_folder
 
 from .leaderboard import Leaderboard, LeaderboardRow, fmt_figure
 from .leaderboard_labels import deviation_notes, ranks_sentence, task_figure
@@ -41,17 +45,30 @@ def check_out_folder(out: Path) -> Path:
 
 
 def write_leaderboard(board: Leaderboard, out: Path, tex_columns: tuple[str, ...] = COMPACT_TEX_COLUMNS) -> list[Path]:
-    """Every file, each whole, into `out` (checked first), leaderboard.tex with `tex_columns` (TEX_COLUMNS); returns
-    their paths."""
-    check_out_folder(out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_listing(out, MARKER, {"written_by": "longform-eval leaderboard"}, FILES)  # ours before the first file
-    write_text_atomic(out / f"{NAME}.md", "\n".join(markdown_lines(board)) + "\n")
-    write_text_atomic(out / f"{NAME}.csv", board.to_pandas().map(csv_cell).to_csv(index=False))  # no cell a formula
-    write_text_atomic(out / f"{NAME}.json", json.dumps(board.to_dict(), indent=2, ensure_ascii=False) + "\n")
-    write_text_atomic(out / f"{NAME}.tex", latex(board, tex_columns))
-    forest_plot(board, out / f"{NAME}.png", out / f"{NAME}.pdf")
+    """Every file into `out`, leaderboard.tex with `tex_columns` (TEX_COLUMNS); returns their paths. One writer at a
+    time (`writing_lock`): the files are written into a staging folder beside `out`, which then takes its place
+    whole, so a reader never meets a mix of two writers' files and a killed writer leaves `out` as it was."""
+    with writing_lock(out):
+        check_out_folder(out)  # again, under the lock: another writer may have made it meanwhile
+        remove_dead_staging(out, MARKER)
+        staging = staging_folder(out)
+        try:
+            write_listing(staging, MARKER, {"written_by": "longform-eval leaderboard"}, FILES)  # ours first
+            write_files(board, staging, tex_columns)
+            staging.chmod(0o755)
+            replace_folder(staging, out, MARKER, "--out", ("leaderboard", "written"))
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)  # made by this call a moment ago (mkdtemp, private)
+            raise
     return [out / name for name in FILES]
+
+
+def write_files(board: Leaderboard, folder: Path, tex_columns: tuple[str, ...]) -> None:
+    write_text_atomic(folder / f"{NAME}.md", "\n".join(markdown_lines(board)) + "\n")
+    write_text_atomic(folder / f"{NAME}.csv", board.to_pandas().map(csv_cell).to_csv(index=False))  # no formula
+    write_text_atomic(folder / f"{NAME}.json", json.dumps(board.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text_atomic(folder / f"{NAME}.tex", latex(board, tex_columns))
+    forest_plot(board, folder / f"{NAME}.png", folder / f"{NAME}.pdf")
 
 
 # ----- markdown ---------------------------------------------------------------------------------------------------

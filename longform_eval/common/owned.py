@@ -2,13 +2,15 @@
 
 A command never deletes or overwrites anything it did not write. A folder is ours when it is empty, or when it
 holds a marker (a JSON file listing the files a command wrote) and nothing else than those files and the folders
-on their way; replacing it removes exactly the listed files, then the folders they leave empty.
+on their way (and the temporary files a writer killed while writing one of them left); replacing it removes exactly
+these, then the folders they leave empty.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path, PurePosixPath
@@ -46,8 +48,37 @@ def read_listing(folder: Path, marker: str) -> dict[str, Any] | None:
     return listing
 
 
+# `atomic.replacing`'s temporary file of `<name>`: `.<name>.<8 random characters>.tmp` (tempfile.mkstemp)
+TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
+
+
+def temporary_of(relative: str, listed: Collection[str]) -> bool:
+    """Whether `relative` is the temporary file a writer killed while it wrote the listed file beside it left."""
+    path = PurePosixPath(relative)
+    found = TEMPORARY.fullmatch(path.name)
+    return found is not None and (path.parent / found["name"]).as_posix().removeprefix("./") in listed
+
+
+def temporaries(folder: Path, files: Collection[str]) -> list[str]:
+    """The temporary files of listed files under `folder` (regular files only): a killed writer's, the toolkit's."""
+    listed = set(files)
+    folders = {PurePosixPath(name).parent for name in listed}
+    found = []
+    for parent in sorted(folders):
+        try:
+            entries = sorted((folder / parent).iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            relative = (parent / entry.name).as_posix().removeprefix("./")
+            if temporary_of(relative, listed) and stat.S_ISREG(entry.lstat().st_mode):
+                found.append(relative)
+    return found
+
+
 def unlisted_entries(folder: Path, files: Collection[str]) -> list[str]:
-    """Entries under `folder` that are neither a listed regular file nor a real folder listed or on the way to one.
+    """Entries under `folder` that are neither a listed regular file (or a killed writer's temporary file of one)
+    nor a real folder listed or on the way to one.
 
     Links, special files and unlisted folders count as unlisted (and are not entered).
     """
@@ -61,7 +92,7 @@ def unlisted_entries(folder: Path, files: Collection[str]) -> list[str]:
             mode = path.lstat().st_mode
             if stat.S_ISDIR(mode) and (relative in on_the_way or relative in listed):
                 continue
-            if stat.S_ISREG(mode) and relative in listed:
+            if stat.S_ISREG(mode) and (relative in listed or temporary_of(relative, listed)):
                 continue
             unlisted.append(relative + ("/" if stat.S_ISDIR(mode) else ""))
             if name in folders:
@@ -85,7 +116,7 @@ def listed_files(folder: Path, marker: str) -> list[str] | None:
     if listing is None:
         return None
     files = [*listing["files"], marker]
-    return None if unlisted_entries(folder, files) else files
+    return None if unlisted_entries(folder, files) else [*temporaries(folder, files), *files]
 
 
 def remove_listed(folder: Path, files: Iterable[str]) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 UNSAFE = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ufeff\ufff9-\ufffb]"
 )
+UNSAFE_BUT_RETURN = re.compile(UNSAFE.pattern.replace("\x0b-\x1f", "\x0b\x0c\x0e-\x1f"))
 LINE_CONTROLS = re.compile("[\t\n]")
 LABEL_LIMIT = 200  # characters: a display name is read in a table cell
 # OWASP's CSV injection defence: a text cell starting with one of these is read as a formula by spreadsheets.
@@ -27,9 +28,11 @@ def escape_of(character: str) -> str:
     return f"\\u{ord(character):04x}"
 
 
-def harmless(text: str) -> str:
-    """`text` with every character of UNSAFE (all but tab and line feed) written as its `\\uXXXX` escape."""
-    return UNSAFE.sub(lambda found: escape_of(found.group()), text)
+def harmless(text: str, keep_return: bool = False) -> str:
+    """`text` with every character of UNSAFE (all but tab and line feed) written as its `\\uXXXX` escape;
+    `keep_return`: a carriage return kept (a terminal's progress bars redraw their line with it)."""
+    pattern = UNSAFE_BUT_RETURN if keep_return else UNSAFE
+    return pattern.sub(lambda found: escape_of(found.group()), text)
 
 
 def harmless_line(text: str) -> str:

@@ -8,12 +8,28 @@ if they hold nothing but the files their marker lists (see `owned`); those of a 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from .owned import listed_files, remove_listed
+
+
+@contextlib.contextmanager
+def writing_lock(target: Path) -> Iterator[None]:
+    """Hold the lock of `target`'s writers (`.<name>.lock` beside it) for the block: a second writer waits, so two
+    writers of one folder never mix their files. The lock file is left for the next writer (an empty file)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_name(f".{target.name}.lock"), "a+b") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
 def staging_folder(target: Path) -> Path:

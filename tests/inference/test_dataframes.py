@@ -204,6 +204,7 @@ def test_comparisons_to_pandas_one_row_per_pair_and_figure(named_run, gpt4o_repl
         out=tmp_path / "harsh",
         limit=LIMIT,
         name="GPT-4o, harsh judge",
+        judge_name="GPT-4o (released verdicts)",  # named as one judge with the first run's: compared (comparability)
     )
     comparisons = le.compare([named_run, other])
     table = comparisons.to_pandas()

@@ -46,3 +46,43 @@ def test_runs_are_looked_for_a_few_levels_down_and_through_no_link(scored, tmp_p
     shallow.symlink_to(scored)
     with pytest.raises(FileNotFoundError):
         run_folders([tmp_path])  # a link is not a run folder found below
+
+
+# ----- the --out folder: one writer at a time, written whole, a killed writer's leftovers cleaned -----------------
+@pytest.fixture(scope="module")
+def two(gpt4o_replays, tmp_path_factory) -> Path:
+    """A folder of two scored runs (the first's copy under another name)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("two") / "runs"
+    first = replayed_chat_run(gpt4o_replays, folder / "a", 3)
+    shutil.copytree(first, folder / "b")
+    return folder
+
+
+def test_a_killed_writers_temporary_file_is_cleaned_not_refused_forever(scored, tmp_path):
+    out = tmp_path / "board"
+    le.leaderboard(scored, out=out)
+    leftover = out / ".leaderboard.png.k1ll3d_x.tmp"  # what `atomic.replacing` leaves when SIGKILL stops it
+    leftover.write_bytes(b"half a png")
+    le.leaderboard(scored, out=out)
+    assert not leftover.exists() and (out / "leaderboard.png").is_file()
+    (out / "notes.txt").write_text("mine")  # a file nobody's writer left: still refused
+    with pytest.raises(le.LongformEvalError, match="notes.txt"):
+        le.leaderboard(scored, out=out)
+
+
+def test_two_writers_of_one_folder_never_leave_a_mix(scored, two, tmp_path):
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    out = tmp_path / "board"
+    sources = [[scored], [two]] * 3
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda runs: le.leaderboard(runs, out=out), sources))
+    rows = len(json.loads((out / "leaderboard.json").read_text())["tables"][0]["rows"])
+    assert len((out / "leaderboard.csv").read_text().splitlines()) == rows + 1
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [".longform-eval-leaderboard.json", *(f"leaderboard.{s}" for s in ("csv", "json", "md", "pdf", "png", "tex"))]
+    )
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name or ".old-" in p.name]

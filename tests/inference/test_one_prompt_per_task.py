@@ -32,7 +32,8 @@ def replay_run(shared_data: Path, model: str, folder: Path) -> Path:
     out = folder / model
     arguments = ["run", "--benchmark", "hellobench:all", "--per-group", "1", "--model", f"replay:{generations}"]
     with contextlib.redirect_stdout(io.StringIO()):
-        assert main([*arguments, "--judge", f"replay:{verdicts}", "--out", str(out)]) == 0
+        judge = ["--judge", f"replay:{verdicts}", "--judge-name", "gpt-4o"]  # one judge's released verdicts
+        assert main([*arguments, *judge, "--out", str(out)]) == 0
     return out
 
 

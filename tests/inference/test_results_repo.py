@@ -49,7 +49,8 @@ def two_runs(gpt4o_replays, shared_data, tmp_path_factory) -> dict[str, Path]:
     )
     runs = {"gpt4o": gpt4o_replays, "llama": tuple(llama)}
     for name, (generations, verdicts) in runs.items():
-        assert main(chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(folder / name))) == 0
+        judged = ("--judge-name", "gpt-4o")  # both replay files hold GPT-4o's verdicts: one judge
+        assert main(chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(folder / name), *judged)) == 0
     return {name: folder / name for name in runs}
 
 

@@ -11,6 +11,7 @@ from gradio_client import Client
 
 from longform_eval.spaces.app import HEADER_CSS, MAX_UPLOAD_BYTES, build_app, launch, server_address
 from longform_eval.spaces.arena import Arena
+from longform_eval.spaces.page_policy import PagePolicy
 from longform_eval.spaces.storage import VoteStore
 
 
@@ -227,6 +228,7 @@ class RecordingBlocks:
 def test_launch_passes_the_environment_address_and_the_upload_cap():
     app = RecordingBlocks()
     launch(app, {}, {"GRADIO_SERVER_NAME": "0.0.0.0", "GRADIO_SERVER_PORT": "7860"}, quiet=True)
+    assert [m.cls for m in app.options.pop("app_kwargs")["middleware"]] == [PagePolicy]  # every page's policy
     assert app.options == {
         "server_name": "0.0.0.0",
         "server_port": 7860,
