@@ -29,7 +29,7 @@ from longform_eval.metric.space_limits import limit_of
 from longform_eval.metric.space_serving import BoundedBlocks
 from longform_eval.spaces.arena import LEVELS, MAX_CHECKLISTS, VOTES, Arena
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, MAX_ID_LENGTH
-from longform_eval.spaces.hub_votes import HubJournal, VotesRepo, keep_votes, votes_repo
+from longform_eval.spaces.hub_votes import HubJournal, VotesRepo, keep_votes, require_token, votes_repo
 from longform_eval.spaces.leaderboard_view import leaderboard_components
 from longform_eval.spaces.page_policy import with_page_policy
 from longform_eval.spaces.pool import ResponsePool
@@ -158,6 +158,8 @@ def arena_from_settings(
 ) -> Arena:
     """The arena over `runs` (folders, or `hf://datasets/ORG/NAME[/PATH]`: downloaded once, read in the cache), its
     votes in `db`, and with `votes` kept in that Hub repo too (restored from it first: see `hub_votes`)."""
+    if votes is not None:
+        require_token(votes)  # before the responses are downloaded: a missing token is said at once
     folders = run_folders(fetched(runs))
     pool = ResponsePool.load(folders, released, source, dataset)
     arena_judge = None

@@ -111,6 +111,15 @@ def private_repo(api: HfApi, repo_id: str, where: str) -> None:
         )
 
 
+def require_token(setting: VotesRepo, api: HfApi | None = None) -> str:
+    """The setting as people read it (`LONGFORM_EVAL_VOTES_REPO=ORG/NAME`), once a token to write the repo is
+    there; a ValueError saying so otherwise. Checked before anything is downloaded (the arena's responses)."""
+    where = f"{REPO_VARIABLE}={setting.repo_id}"
+    if not ((api.token if api is not None else None) or get_token()):
+        raise ValueError(f"{where} needs a token that can write it in HF_TOKEN")
+    return where
+
+
 def keep_votes(store: VoteStore, setting: VotesRepo, api: HfApi | None = None) -> HubJournal:
     """Restore `store` from the repo, then journal every vote and annotation it stores to the repo.
 
@@ -121,9 +130,7 @@ def keep_votes(store: VoteStore, setting: VotesRepo, api: HfApi | None = None) -
         huggingface_hub errors: the repo cannot be created or read (the Space does not start without its votes).
     """
     api = api or HfApi()
-    where = f"{REPO_VARIABLE}={setting.repo_id}"
-    if not (api.token or get_token()):
-        raise ValueError(f"{where} needs a token that can write it in HF_TOKEN")
+    where = require_token(setting, api)
     private_repo(api, setting.repo_id, where)
     snapshot = fenced_snapshot(setting.repo_id, allow_patterns=PATTERNS, api=api)
     records = read_journal(snapshot, f"{DATASETS_PREFIX}{setting.repo_id}")
@@ -177,6 +184,7 @@ def push_votes_to_hub(store: VoteStore, repo_id: str, api: HfApi | None = None) 
 
 
 __all__ = [
+    "require_token",
     "EVERY_VARIABLE",
     "REPO_VARIABLE",
     "HubJournal",

@@ -204,6 +204,21 @@ def test_keeping_votes_needs_a_token(hub, hub_api, tmp_path, monkeypatch):
     assert hub.repos() == []
 
 
+def test_the_arena_says_a_token_is_missing_before_it_downloads_the_responses(hub, tmp_path, monkeypatch):
+    """Issue 46: without HF_TOKEN the arena downloaded 4,501 released responses before its one-line error."""
+    from longform_eval.spaces import app
+
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_TOKEN_PATH", str(tmp_path / "no-token"))
+    fetched = []
+    monkeypatch.setattr(app, "fetched", lambda runs: fetched.append(runs) or [])
+    with pytest.raises(ValueError, match="LONGFORM_EVAL_VOTES_REPO=arena-org/votes needs a token"):
+        app.arena_from_settings(
+            ["hf://datasets/org/runs"], "org/hellobench", tmp_path / "a.sqlite", votes=VotesRepo(REPO_ID)
+        )
+    assert fetched == [] and hub.requests == []
+
+
 def test_a_public_votes_repo_is_refused_before_a_vote_is_read_or_written(hub, hub_api, tmp_path, temp_folder):
     api, keep = hub_api
     api.create_repo(REPO_ID, repo_type="dataset")  # public
