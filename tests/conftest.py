@@ -39,3 +39,12 @@ def hub():
     """A started local Hugging Face Hub stand-in (tests/hub_standin.py), empty, for one test."""
     with HubStandIn() as standin:
         yield standin
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The peak resident memory of this test process and of its largest child (CI keeps each under 8 GB)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # KiB on Linux -> GiB
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024**2
+    terminalreporter.write_line(f"peak RSS: this test process {own:.2f} GiB, its largest child {child:.2f} GiB")
