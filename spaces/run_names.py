@@ -60,7 +60,7 @@ def run_name(scores: dict[str, Any]) -> str:
     return f"{model_name(str(scores.get('model')))} · {benchmark}"
 
 
-def read_scores(folder: Path) -> dict[str, Any] | None:
+def unchecked_scores(folder: Path) -> dict[str, Any] | None:
     """scores.json as read, unchecked; None where it is missing or unreadable (not a regular file, past DOCUMENT's
     ceiling, not JSON within `bounded_json`'s bounds)."""
     try:
@@ -72,7 +72,7 @@ def read_scores(folder: Path) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class RunFile:
-    """A run folder's scores.json, read once for the whole board: `scores` as `read_scores` reads it (None when
+    """A run folder's scores.json, read once for the whole board: `scores` as `unchecked_scores` reads it (None when
     unreadable), `checked` the same document when it also passed `load_scores`'s checks (else None)."""
 
     folder: Path
@@ -84,7 +84,7 @@ def read_run_file(folder: Path) -> RunFile:
     try:
         scores = load_scores(folder)
     except (OSError, ValueError):  # not scored yet or a damaged scores.json: listed as read, never judged
-        return RunFile(folder, read_scores(folder), None)
+        return RunFile(folder, unchecked_scores(folder), None)
     return RunFile(folder, scores, scores)
 
 

@@ -171,14 +171,6 @@ def judge_verdicts(row: dict[str, Any], records: Iterable[JudgementRecord]) -> t
     )
 
 
-def read_scores(folder: Path) -> dict[str, Any] | None:
-    """scores.json once it passed `report`'s checks; None when the run is not scored (or the file is damaged)."""
-    try:
-        return load_scores(folder)
-    except (OSError, ValueError):
-        return None
-
-
 def view_run(run: Run, scores: dict[str, Any] | None, name: str | None = None) -> ViewRun:
     """`run`'s rows joined with its current answers and verdicts and `scores` (its scores.json, or None)."""
     config = run.config
@@ -218,7 +210,11 @@ def judge_id(run: Run) -> str | None:
 
 def read_view_run(folder: Path) -> ViewRun:
     """The run folder `folder`, read-only (a runner may be writing it)."""
-    return view_run(Run.open(folder, read_only=True), read_scores(folder))
+    try:
+        scores = load_scores(folder)
+    except (OSError, ValueError):  # not scored yet, or a damaged scores.json: the rows are shown without scores
+        scores = None
+    return view_run(Run.open(folder, read_only=True), scores)
 
 
 def read_view_runs(paths: Iterable[Path]) -> list[ViewRun]:

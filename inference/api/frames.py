@@ -14,8 +14,9 @@ from pydantic import BaseModel
 from ..benchmarks import Benchmark
 from ..benchmarks.layouts import Figure
 from ..report.markdown import benchmark_of
+from ..report.scores_file import scores_if_scored
 from ..runner import Run
-from .scored import is_number, read_scores
+from .scored import is_number
 from .settings import refused
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def frame(records: list[dict[str, Any]], columns: tuple[str, ...]) -> pandas.Dat
 def run_frame(result: Any, level: str) -> pandas.DataFrame:
     if level not in LEVELS:
         raise refused("level", f"expected one of {', '.join(LEVELS)}", repr(level))
-    scores = read_scores(result.folder)
+    scores = scores_if_scored(result.folder) or {}
     if level == "figures":
         return frame(figure_records(result, scores), FIGURE_COLUMNS)
     if level == "tasks":

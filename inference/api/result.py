@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 from ..benchmarks import Benchmark
 from ..benchmarks.layouts import Figure
 from ..report.markdown import benchmark_of
+from ..report.scores_file import scores_if_scored
 from ..report.sections.tables import common_decimals
 from ..runner import Run, RunConfig
 from ..runner.folder import CONFIG_FILE
 from ..runner.pending import pending_calls
-from .scored import is_number, read_scores
+from .scored import is_number
 
 if TYPE_CHECKING:
     import pandas
@@ -131,7 +132,7 @@ def interval_text(interval: tuple[float, float] | None, value: float | None = No
 
 def run_result(run: Run) -> RunResult:
     """The result of `run` as its folder holds it (scores empty until scores.json is written)."""
-    scores = read_scores(run.folder)
+    scores = scores_if_scored(run.folder) or {}
     pending = pending_calls(run)
     judgements = run.current_judgements().values()
     values, intervals, headline = figures(scores)

@@ -24,7 +24,7 @@ from .folder_check import folder_hash, remember_check, remembered_check
 from .json_file import DamagedFile
 from .pairwise import pairwise_runs
 from .scores_check import Stale, serve, settle, stale_scores
-from .scores_file import SCORES_FILE, check_figures, read_scores
+from .scores_file import SCORES_FILE, check_figures, stored_scores
 from .timings import read_timings
 
 LOGS: tuple[tuple[str, type[GenerationRecord] | type[JudgementRecord]], ...] = (
@@ -96,7 +96,7 @@ def checked_run(folder: Path) -> tuple[PendingCalls, Stale | None]:
 
 def checked_scores(folder: Path, config: RunConfig) -> dict:
     """scores.json, checked as `load_scores` checks it and against config.yaml's benchmark and config."""
-    scores = read_scores(folder)
+    scores = stored_scores(folder)
     for field, stored in (("benchmark", config.benchmark), ("config", config.benchmark_config)):
         if scores[field] != stored:
             raise DamagedFile(

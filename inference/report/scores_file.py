@@ -61,9 +61,15 @@ def load_scores(folder: str | Path) -> dict[str, Any]:
     served = SERVED.get(Path(folder).resolve())
     if served is not None and served[0] == signature(Path(folder) / SCORES_FILE):
         return copy.deepcopy(served[1])
-    scores = read_scores(Path(folder))
+    scores = stored_scores(Path(folder))
     check_figures(Path(folder), scores)
     return scores
+
+
+def scores_if_scored(folder: str | Path) -> dict[str, Any] | None:
+    """`load_scores(folder)`, or None where the run has no scores.json yet (a damaged one is a DamagedFile)."""
+    exists = os.path.lexists(Path(folder) / SCORES_FILE)  # a FIFO or a folder there is named by `load_scores`
+    return load_scores(folder) if exists else None
 
 
 def serve_scores(folder: Path, scores: dict[str, Any]) -> None:
@@ -80,7 +86,7 @@ def signature(path: Path) -> tuple[int, ...]:
     return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
-def read_scores(folder: Path) -> dict[str, Any]:
+def stored_scores(folder: Path) -> dict[str, Any]:
     """scores.json with the fields every scores.json has checked (not yet its benchmark's figures)."""
     path = folder / SCORES_FILE
     if not path.exists():  # a FIFO, a device or a folder there is named as such by `read_json`
