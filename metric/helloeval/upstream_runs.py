@@ -46,17 +46,12 @@ def limits_line(models: Sequence[UpstreamModel]) -> str:
 
 
 def model_deviations(model: str | None, models: Sequence[UpstreamModel], default: int) -> list[str]:
-    """Lines for `deviations`: a model run.py did not run (its limit here is `default`), or what run.py did
-    differently for one it ran. None: the model is not known (imported generations), nothing to say."""
-    if not model:
-        return []
-    known = upstream_model(model, models)
-    if known is None:
-        return [
-            f"generation max_new_tokens: run.py ran no model named like {model!r}, so the paper value here is "
-            f"{default} (run.py's limits per model: {limits_line(models)})"
-        ]
-    return [f"generation for {known.name}: {known.note}"] if known.note else []
+    """Lines for `deviations`: what run.py did differently for a model it ran. A model it did not run has the paper's
+    default limit (`default`) as its paper value: a run at that limit deviates in nothing, and one at another limit
+    is listed by the generic comparison of settings (`generation max_new_tokens = N (paper: default)`). None: the
+    model is not known (imported generations), nothing to say."""
+    known = upstream_model(model, models) if model else None
+    return [f"generation for {known.name}: {known.note}"] if known is not None and known.note else []
 
 
 def judge_retry_deviation() -> str:

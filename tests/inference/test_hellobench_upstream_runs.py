@@ -56,9 +56,12 @@ def test_an_explicit_limit_wins_and_is_measured_against_run_py(gpt4o_replays, tm
     assert "generation max_new_tokens = 8192 (paper: 4096)" in scores["deviations"]
 
 
-def test_a_model_run_py_did_not_run_is_listed(gpt4o_replays, tmp_path):
+def test_a_model_run_py_did_not_run_at_the_default_limit_deviates_in_nothing(gpt4o_replays, tmp_path):
     config, scores, report = run_as("my-model", gpt4o_replays, tmp_path, "--judge-attempts", "1")
     assert config["generation"]["max_new_tokens"] == 16384
-    (line,) = [line for line in scores["deviations"] if line.startswith("generation max_new_tokens:")]
-    assert "run.py ran no model named like" in line and "my-model.jsonl" in line and f"- {line}" in report
+    assert not [line for line in scores["deviations"] if "max_new_tokens" in line]
+    (tmp_path / "other").mkdir()
+    limited = ("--judge-attempts", "1", "--max-new-tokens", "512")
+    _, other, _ = run_as("my-model", gpt4o_replays, tmp_path / "other", *limited)
+    assert "generation max_new_tokens = 512 (paper: 16384)" in other["deviations"]
     assert judge_retry_deviation() not in scores["deviations"]  # one attempt: nothing is retried
