@@ -97,7 +97,8 @@ def test_a_replay_run_shows_the_scale_and_the_published_rows_of_the_other_judge(
     same = table[("gpt4o_0806 (published)", judge, "same 5 as this run")]
     assert f"| {with_interval(scores)} | -300..100 |" in same
     assert f"Not this run's judge (`replay:{verdicts}`)" in report
-    assert "Agreement of the embedded judge with the released GPT-4o verdicts: not measured" in report
+    # the stored agreement is the embedded judge's: not said in the report of a run another judge judged (issue 45)
+    assert "Agreement of" not in report
     # the terminal's leaderboard ranks published rows only beside a run judged by the paper's judge, and says the
     # embedded judge's agreement only beside a run it judged (test_terminal_width.py): neither beside a replay
     assert "-300..100" in printed and "(published)" not in printed and "Agreement of" not in printed
@@ -209,3 +210,11 @@ def test_a_plot_is_drawn_again_only_when_what_it_shows_changed(tmp_path, monkeyp
     assert bar_plot(path, {"a": 1.0, "b": 2.5}, "y", "t") == path and path.read_bytes() != drawn  # another figure
     path.unlink()
     assert bar_plot(path, {"a": 1.0, "b": 2.5}, "y", "t") == path and path.is_file()  # a deleted drawing: drawn
+
+
+def test_the_agreement_paragraph_is_said_only_beside_the_judge_it_measured():
+    """Issue 45: report.md of a run judged by GPT-4o kept the paragraph on `local:default`'s agreement."""
+    context = report_context.RunContext([], ["a note"], "gpt-4o", "Agreement of the embedded judge: 19%.")
+    assert "Agreement of the embedded judge: 19%." in report_context.context_lines(context, "local:default")
+    assert "Agreement of" not in "\n".join(report_context.context_lines(context, "openai:gpt-4o"))
+    assert "a note" in report_context.context_lines(context, "openai:gpt-4o")

@@ -117,7 +117,8 @@ def context_lines(context: RunContext, run_judge: str | None) -> list[str]:
             ),
             "",
         ]
-    notes = context.notes + ([context.agreement] if context.agreement else [])
+    mine = context.agreement and agreement_applies(run_judge)  # the stored agreement is of one judge: said beside it
+    notes = context.notes + ([context.agreement] if mine else [])
     return lines + [line for note in notes for line in ("", note)][1:]
 
 
