@@ -95,7 +95,19 @@ def stored_scores(folder: Path) -> dict[str, Any]:
     if not isinstance(scores, dict) or not all(isinstance(scores.get(key), str) for key in ("benchmark", "model")):
         raise DamagedFile(f"{path}: not a scores file (a JSON object with benchmark, model, ...); run `score` again")
     check_layout(path, StoredScores, scores, rescore(folder))
+    check_unique_rows(path, scores, rescore(folder))
     return scores
+
+
+def check_unique_rows(path: Path, scores: dict[str, Any], remedy: str) -> None:
+    """A DamagedFile naming the file, the field and the sample when `rows` holds one sample twice (each row is one
+    unit of every interval: a row twice would count twice)."""
+    seen: set[Any] = set()
+    for number, row in enumerate(scores.get("rows") or []):
+        key = row.get("id", row.get("sample_id")) if isinstance(row, dict) else None
+        if key is not None and key in seen:
+            raise DamagedFile(f"{path}: field 'rows' (row {number}): sample {key!r} a second time; {remedy}")
+        seen.add(key)
 
 
 def check_figures(folder: Path, scores: dict[str, Any]) -> None:

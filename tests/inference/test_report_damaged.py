@@ -321,3 +321,11 @@ def test_an_undamaged_copy_is_reported_and_its_report_rewritten(run, capsys):
     assert main(["report", str(run)]) == 0
     assert (run / "report.md").read_text().startswith("# hellobench:chat: replay:")
     assert main(["score", str(run)]) == 0
+
+
+def test_a_scores_file_holding_a_row_twice_is_one_line_naming_the_file_row_and_sample(run, capsys, tmp_path):
+    """Issue 46: a scores.json with duplicate rows gave an error naming no file."""
+    path = edit_scores(run, lambda scores: scores["rows"].append(dict(scores["rows"][0])))
+    sample = json.loads(path.read_text())["rows"][0]["id"]
+    for command in (["report", str(run)], ["leaderboard", str(run), "--out", str(tmp_path / "board")]):
+        refused_untouched(capsys, run, command, f"{path}: field 'rows' (row 3): sample {sample!r} a second time")
