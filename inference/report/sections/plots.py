@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longform_eval.common.atomic import replacing
+from longform_eval.common.shown import harmless
 
+from ...secret_values import scrub
 from .drawn import drawn_once
 
 
@@ -58,7 +60,9 @@ def pyplot():
 
 def save(figure, path: Path) -> Path:
     """The figure as a PNG with every title fitted to its axes' width (wrapped at words) and nothing cut at the
-    edges: the saved area grows to hold a long tick label (`bbox_inches="tight"`)."""
+    edges: the saved area grows to hold a long tick label (`bbox_inches="tight"`). Every text is scrubbed of the
+    secrets in use and made harmless first, before a title is wrapped (a key split over two lines would escape)."""
+    shown_texts(figure)
     for axis in figure.axes:
         fit_title(axis)
     figure.tight_layout()
@@ -66,6 +70,17 @@ def save(figure, path: Path) -> Path:
         figure.savefig(temporary, dpi=110, format="png", bbox_inches="tight", pad_inches=0.1)
     pyplot().close(figure)
     return path
+
+
+def shown_texts(figure) -> None:
+    """Each text of the figure (titles, labels, tick labels, legends) as it may be shown: secrets masked, control
+    characters escaped but its own line breaks (`shown.harmless`)."""
+    from matplotlib.text import Text
+
+    for text in figure.findobj(Text):
+        content = text.get_text()
+        if content:
+            text.set_text(harmless(scrub(content)))
 
 
 def fit_title(axis) -> None:
