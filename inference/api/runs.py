@@ -77,10 +77,15 @@ class Comparisons:
     pairs: tuple[Comparison, ...]
 
     def table(self) -> str:
+        """A line per pair and figure, the runs by display name (by folder where two runs share one)."""
+        named = len({pair.a_name for pair in self.pairs} | {pair.b_name for pair in self.pairs}) == len(self.runs())
         return (
-            "\n".join(pair.line() for pair in self.pairs)
+            "\n".join(pair.line(names=named) for pair in self.pairs)
             or "no two runs can be compared (the same benchmark config and options, dataset, prompts and judge)"
         )
+
+    def runs(self) -> set[str]:
+        return {pair.a for pair in self.pairs} | {pair.b for pair in self.pairs}
 
     def __str__(self) -> str:
         return self.table()
