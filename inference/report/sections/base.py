@@ -57,3 +57,10 @@ class Sections:
     def value(self, scores: dict[str, Any], name: str) -> Any:
         """Figure `name` where the benchmark keeps it in scores.json (`figure_path`); None when absent."""
         return self.benchmark.figure_value(scores, name)
+
+
+def shown_model(folder: Path, scores: dict[str, Any]) -> str:
+    """The model as a plot's title names it: the run's display name (config.yaml), else scores.json's model id."""
+    from ...runner.folder import CONFIG_FILE, run_labels
+
+    return run_labels(folder)[0] if (Path(folder) / CONFIG_FILE).is_file() else str(scores.get("model"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from longform_eval.dataset_builder.hellobench import NAME as HELLOBENCH
 
-from .base import ReportSection, Sections
+from .base import ReportSection, Sections, shown_model
 from .context import (
     RELEASED_JUDGE,
     ContextRow,
@@ -62,12 +62,13 @@ class HelloBenchSections(Sections):
         found = {t: interval_of(scores, t) for t in tasks}
         bounds = {t: (b["low"], b["high"]) for t, b in found.items() if isinstance(b, dict)}
         rows = [r for r in scores.get("rows", []) if r["row_score"] is not None]
+        model = shown_model(folder, scores)  # the display name, not a file path
         return [
             bar_plot(
                 folder / "score_per_task.png",
                 tasks,
                 ylabel="task score (-300..100)",
-                title=f"HelloEval score per task: {scores['model']}" + (" (error bars: 95% CI)" if bounds else ""),
+                title=f"HelloEval score per task: {model}" + (" (error bars: 95% CI)" if bounds else ""),
                 unit="tasks with a score",
                 bounds=bounds,
             ),

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ...benchmarks.longbench_write import LENGTH_UNIT
-from .base import ReportSection, Sections
+from .base import ReportSection, Sections, shown_model
 from .plots import Plot, loglog_scatter, split_plots
 from .tables import fmt, fmt_figure, fmt_figures, markdown_table
 
@@ -68,7 +68,7 @@ class LongBenchWriteSections(Sections):
             {"outputs": ([r["required"] for r in rows], [r["length"] for r in rows])},
             xlabel=f"required length ({LENGTH_UNIT})",
             ylabel="output length",
-            title=f"Length following: {scores['model']}",
+            title=f"Length following: {shown_model(folder, scores)}",
         )
 
     def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
