@@ -6,7 +6,9 @@ example (its card's) opens with the example in its fields and its result beside 
 built. gradio is imported only when a page is built, so the metrics never need it.
 
 Every field is checked against the Space's ceilings (`space_limits`) before any work starts; the computation then
-runs in a process of its own, stopped at COMPUTE_SECONDS, COMPUTE_CONCURRENCY at a time (`space_serving`).
+runs in a process of its own, stopped at COMPUTE_SECONDS, COMPUTE_CONCURRENCY at a time and one at a time for each
+client (`space_serving`): a client sending several requests at once holds one of the computations, and another
+client's request starts at once in the other.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 
 API_NAME = "compute"
 COMPUTE_SECONDS = 60.0  # a computation running longer is stopped and refused
-COMPUTE_CONCURRENCY = 2  # computations at once: a long one never holds a short one alone
+COMPUTE_CONCURRENCY = 2  # computations at once (one per client): a long one never holds a short one alone
 OTHERS = "other_arguments"  # the JSON object of the module's other keyword arguments
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 ARGUMENT_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
@@ -149,10 +151,14 @@ def in_memory(module: evaluate.EvaluationModule) -> evaluate.EvaluationModule:
     return module
 
 
-def api_signature(names: Sequence[str]) -> inspect.Signature:
-    """The endpoint's parameters, named after the fields (gradio names the API's parameters from the signature)."""
+def api_signature(names: Sequence[str], request: type | None = None) -> inspect.Signature:
+    """The endpoint's parameters, named after the fields (gradio names the API's parameters from the signature), then
+    a `request` parameter of type `request` when given (gradio passes it the `gr.Request`; it is no API parameter)."""
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    return inspect.Signature([inspect.Parameter(name, kind, annotation=str) for name in names])
+    parameters = [inspect.Parameter(name, kind, annotation=str) for name in names]
+    if request is not None:
+        parameters.append(inspect.Parameter("request", kind, annotation=request))
+    return inspect.Signature(parameters)
 
 
 def card_parts(card: Path | None) -> tuple[dict[str, Any], str]:
@@ -211,20 +217,24 @@ def build_app(
     """
     import gradio as gr
 
-    from longform_eval.metric.space_serving import BoundedBlocks, TimeLimitExceeded
+    from longform_eval.metric.space_serving import BoundedBlocks, ClientBusy, OnePerClient, TimeLimitExceeded, client_of
 
     header, body = card_parts(card)
     columns = input_columns(module)
     others = other_arguments(module, list(columns))
     compute = limited_compute(module, list(columns), others, seconds)
+    clients = OnePerClient()
 
-    def on_compute(*texts: str) -> dict[str, Any]:
+    def on_compute(*values: Any) -> dict[str, Any]:
+        *texts, request = values  # gradio passes the request last (the signature's `request: gr.Request`)
         try:
-            return compute(*texts)
-        except (ValueError, TimeLimitExceeded) as error:
+            with clients.held(client_of(request)):
+                return compute(*texts)
+        except (ValueError, TimeLimitExceeded, ClientBusy) as error:
             raise gr.Error(str(error), print_exception=False) from error
 
-    on_compute.__signature__ = api_signature([*columns, *([OTHERS] if others else [])])
+    on_compute.__signature__ = api_signature([*columns, *([OTHERS] if others else [])], request=gr.Request)
+    on_compute.__annotations__ = {"request": gr.Request}  # gradio finds the request by its type hint
 
     texts = example_texts(example or {}, list(columns), others)
     first = computed(in_memory(module), *parsed_arguments(list(columns), others, texts)) if example else None

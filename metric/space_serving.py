@@ -4,6 +4,9 @@
   of its own runs DEFAULT_CONCURRENCY at a time, so a long request never holds a short one alone.
 - A per-request time limit: `run_limited` runs a computation in a forked process that is killed when it passes its
   time limit (a thread cannot be stopped), and the request is refused with a line saying so.
+- One computation at a time per client (`OnePerClient`, keyed by the gradio session): a client's further request
+  while one of its computations runs is refused at once, so one client's requests hold one of the event's
+  computations at a time, never all of them, and another client's request starts without waiting for them.
 - A prompt stop: launched to block (as a Space runs `app.py`), SIGTERM or Ctrl+C stops taking requests, kills the
   running computations, gives the requests under way STOP_GRACE_S to finish, runs the app's `on_stop` hooks (the
   arena pushes its votes) and exits, without waiting for a worker thread.
@@ -20,11 +23,13 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any
 
 import gradio as gr
+from threadpoolctl import threadpool_limits  # scikit-learn's dependency
 
 from longform_eval.common.errors import LongformEvalError
 
@@ -32,6 +37,9 @@ DEFAULT_CONCURRENCY = 2  # Spaces run on 2 vCPUs
 QUEUE_SIZE = 64
 STOP_GRACE_S = 3.0
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+# A computation uses one BLAS thread: they run two at a time on a Space's 2 vCPUs, and two BLAS threads each made the
+# pairwise bootstrap 2-3x slower on 2 busy cores (bench/space_ceilings.py --blas-threads 2)
+BLAS_THREADS = 1
 RUNNING: set[multiprocessing.Process] = set()  # the computations under way, killed on stop
 
 
@@ -72,10 +80,50 @@ def run_limited(function: Callable[[], Any], seconds: float, what: str = "the co
     raise (ValueError if kind == "ValueError" else RuntimeError)(value)
 
 
+class ClientBusy(LongformEvalError, RuntimeError):
+    """A client sent a request while one of its computations was still running."""
+
+
+class OnePerClient:
+    """One computation at a time per client: `held(client)` around a computation refuses (ClientBusy, at once) a
+    client that already holds one. A client is a gradio session (`client_of`): a page, or a `gradio_client.Client`.
+    A caller that opens a session per request (gradio's `/call/` route does) is held only by the event's concurrency
+    limit and the queue's size."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.started: dict[str, float] = {}  # client -> when its computation started (time.monotonic)
+
+    @contextmanager
+    def held(self, client: str) -> Iterator[None]:
+        with self.lock:
+            began = self.started.get(client)
+            if began is not None:
+                raise ClientBusy(
+                    f"your computation started {time.monotonic() - began:.0f} s ago is still running; one at a time "
+                    "for each client: send this one when it is done"
+                )
+            self.started[client] = time.monotonic()
+        try:
+            yield
+        finally:
+            with self.lock:
+                del self.started[client]
+
+
+def client_of(request: gr.Request | None) -> str:
+    """The client a request comes from: its gradio session (a page, a `gradio_client.Client`); a request without
+    one (a direct call) is a client of its own."""
+    session = getattr(request, "session_hash", None)
+    return f"session:{session}" if session else f"request:{id(request)}-{time.monotonic_ns()}"
+
+
 def answer(writer: Connection, function: Callable[[], Any]) -> None:
-    """The forked process: send ("value", result), ("ValueError", message) or ("error", "Type: message")."""
+    """The forked process: send ("value", result), ("ValueError", message) or ("error", "Type: message"), computed
+    with BLAS_THREADS BLAS threads."""
     try:
-        reply = ("value", function())
+        with threadpool_limits(limits=BLAS_THREADS):
+            reply = ("value", function())
     except ValueError as error:
         reply = ("ValueError", str(error))
     except Exception as error:  # noqa: BLE001 (sent to the parent, which raises it as a RuntimeError)

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from longform_eval.metric.calibration import Estimate
+from longform_eval.metric.uncertainty.label_agreement import RESAMPLES
 
 from .run_names import named
 from .safe_markdown import inert_text
-from .standings import AGREEMENT_ROUNDS, MIN_CALIBRATION_VOTES, MIN_VOTES, ROUNDS, Score, Standing
+from .standings import AGREEMENT_LABELS, LABEL_SET, MIN_CALIBRATION_VOTES, MIN_VOTES, ROUNDS, Score, Standing
 
 ARENA_HEADERS = [
     "rank",
@@ -20,8 +21,8 @@ ARENA_HEADERS = [
     "human win rate [95% CI]",
     "Bradley-Terry [95% CI]",
     "judge win rate [95% CI]",
-    "judge-human agreement [95% CI]",
-    "Cohen's kappa [95% CI]",
+    f"judge-human agreement ({AGREEMENT_LABELS} labels) [95% CI]",
+    f"Cohen's kappa ({AGREEMENT_LABELS} labels) [95% CI]",
     "calibrated win rate (PPI++) [95% CI]",
 ]
 NO_VOTES = "No human votes yet: vote in the Arena tab."
@@ -91,9 +92,9 @@ def arena_note(rows: Sequence[Standing]) -> str:
         "table with their vote count. Ranked by the human win rate (ties count half); the rank range is the span of "
         f"ranks the model takes over the middle 95% of {ROUNDS} bootstrap resamples of the votes (as Chatbot Arena "
         "shows it). Every score has its 95% interval in brackets. The judge's win rate is the LLM judge's verdict on "
-        "the same comparisons; agreement and Cohen's kappa compare it with the votes (agreement: Wilson's score "
-        f"interval; kappa: its bootstrap SE over {AGREEMENT_ROUNDS} resamples of the model's votes with a judge "
-        "verdict, the interval cut to [-1, 1]). The calibrated win "
+        f"the same comparisons; agreement and Cohen's kappa compare it with the votes on {LABEL_SET} (agreement: "
+        f"Wilson's score interval; kappa: its bootstrap SE over {RESAMPLES} resamples of the model's votes with a "
+        "judge verdict, the interval cut to [-1, 1]). The calibrated win "
         "rate (prediction-powered inference, PPI++) adds the judge's verdicts on comparisons no human voted on (the "
         "pairwise run folders' own judged pairs) and corrects them by the votes, once a model has "
         f"**{MIN_CALIBRATION_VOTES} votes with a judge verdict** and two judge-only comparisons."

@@ -27,7 +27,6 @@ from longform_eval.metric.pairwise import (
     BradleyTerry,
     Outcome,
     bradley_terry,
-    elo_ratings,
     quality_control,
     swap,
     win_rate_matrix,
@@ -51,7 +50,7 @@ from .board_text import kappa as kappa_text
 from .board_text import rating as rating_text
 from .run_names import RunFile, model_name, read_run_file, run_file_pairs, run_name
 from .safe_markdown import inert_text
-from .standings import ONE_VOTE, Score, agreement_scores, human_battles, rating_score, standings
+from .standings import LABEL_SET, ONE_VOTE, Score, agreement_scores, human_battles, rating_score, standings
 from .storage import OUTCOMES, Vote
 
 JUDGE = "llm-judge"
@@ -97,8 +96,8 @@ def ratings_table(battles: Sequence[Battle], bootstrap: int = 100, bt: BradleyTe
     its battles; the unranked models below (by Elo), with why they have no interval."""
     if not battles:
         return []
-    elo = elo_ratings(battles)
-    spans = elo_intervals(battles, bootstrap=bootstrap, seed=0)
+    spans = elo_intervals(battles, bootstrap=bootstrap, seed=0)  # with the ratings (`elo_ratings`, seed 0)
+    elo = spans.ratings
     bt = bt or bradley_terry(battles, bootstrap=bootstrap, seed=0)
     ranked = sorted((m for m in bt.models if bt.ranked(m)), key=lambda m: -(bt.ratings[m] or 0.0))
     unranked = sorted((m for m in bt.models if not bt.ranked(m)), key=lambda m: -elo[m])
@@ -129,13 +128,13 @@ def agreement_summary(votes: Sequence[Vote]) -> dict[str, Any]:
     for vote in votes:
         key, outcome = canonical(vote)
         labels[vote.annotator][key] = outcome
-    point, spread = annotator_agreement(labels)
+    point, spread, why = annotator_agreement(labels)
     judged = [v for v in votes if v.judge_outcome in OUTCOMES]
     human_judge, kappa = agreement_scores(judged)
     return {
         "votes": len(votes),
         "judged": len(judged),
-        "human_human": score_of_interval(point, spread, "every two annotators agree on every shared comparison"),
+        "human_human": score_of_interval(point, spread, why or ONE_VOTE),
         "human_judge": human_judge,
         "judge_flip_rate": flip_rate(votes),
         "kappa": kappa,
@@ -162,8 +161,8 @@ def summary_text(summary: dict[str, Any]) -> str:
     return (
         f"**{summary['votes']} human votes** ({summary['judged']} with an LLM-judge verdict). Agreement "
         f"human-human: {percent(summary['human_human'])} (annotator pairs on the comparisons both voted); "
-        f"human-judge: {percent(summary['human_judge'])} (Cohen's kappa "
-        f"{kappa_text(summary['kappa'])}); judge flip rate: {percent(summary['judge_flip_rate'])}. "
+        f"human-judge: {percent(summary['human_judge'])} (Cohen's kappa {kappa_text(summary['kappa'])}; both on "
+        f"{LABEL_SET}); judge flip rate: {percent(summary['judge_flip_rate'])}. "
         "Brackets: 95% intervals."
     )
 

@@ -4,12 +4,12 @@ comparisons of the run folders, for the calibrated figure).
 Per model: its human win rate (ties count half) over its votes with a 95% bootstrap interval; its rank and rank range
 over the same resamples of the votes (`metric.uncertainty.rank_ranges`), once it has MIN_VOTES votes; its
 Bradley-Terry rating with its interval; the LLM judge's win rate on the same comparisons, judge-human agreement
-(Wilson's interval) and Cohen's kappa (bootstrap SE over AGREEMENT_ROUNDS seeded resamples of the votes: few, as the
-board is recomputed at each new vote) by the package's one agreement implementation
-(`metric.uncertainty.label_agreement`, which `judge-agreement` and `calibrate` use); and, from MIN_CALIBRATION_VOTES
-votes with a judge verdict, the prediction-powered win rate (`metric.calibration.ppi_mean`): the humans' labels, the
-judge's on those comparisons, and the judge's on comparisons no human voted on (a pairwise run folder's own judged
-pairs).
+(Wilson's interval) and Cohen's kappa (bootstrap SE over the package's 2,000 seeded resamples of the votes) on the four
+outcomes (AGREEMENT_LABELS), by the package's one `Agreement` (`metric.pairwise.agreement`, which `judge-agreement`,
+`calibrate` and the metric use); and, from MIN_CALIBRATION_VOTES votes with a judge verdict, the prediction-powered
+win rate (`metric.calibration.ppi_mean`, on the win rate's scale 0..1): the humans' labels, the judge's on those
+comparisons, and the judge's on comparisons no human voted on (a pairwise run folder's own judged pairs). A win rate
+of n of n (or 0 of n) votes has Wilson's one-sided bound, as an agreement of n of n has.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from longform_eval.metric.calibration import Estimate, ppi_mean
-from longform_eval.metric.calibration.agreement import agreement_figures
 from longform_eval.metric.pairwise import Battle, BradleyTerry, Outcome, bradley_terry
+from longform_eval.metric.pairwise.agreement import LABEL_SETS, agreement
 from longform_eval.metric.pairwise.outcomes import score_for_a
 from longform_eval.metric.uncertainty import Design, Figure, Interval, RankRange, intervals, mean, rank_ranges
 
@@ -31,7 +31,9 @@ from .storage import Vote
 MIN_VOTES = 20  # a model is ranked from this many human votes on; with fewer it is listed below the table
 MIN_CALIBRATION_VOTES = 30  # human votes with a judge verdict before a model's calibrated figure is shown
 ROUNDS = 1000  # bootstrap resamples of the votes for the win-rate intervals and the rank ranges
-AGREEMENT_ROUNDS = 500  # bootstrap resamples for Cohen's kappa's SE
+AGREEMENT_LABELS = 4  # judge and votes compared on the four outcomes, as `calibrate` and the metric compare them
+LABEL_SET = f"{AGREEMENT_LABELS} labels: {', '.join(LABEL_SETS[AGREEMENT_LABELS])}"
+WIN_RATE = (0.0, 1.0)
 SEED = 0
 ALL_ALIKE = "all alike"
 ONE_VOTE = "one vote"
@@ -115,7 +117,7 @@ def standings(
     human = {m: mean([value_for(m, v.model_a, v.model_b, v.outcome) for v in votes]) for m in models}
     judge = {m: mean([value_for(m, v.model_a, v.model_b, v.judge_outcome) for v in votes]) for m in models}
     rates = {**human, **{f"judge {m}": f for m, f in judge.items()}}
-    found = intervals(rates, design, rounds, SEED, bounds=dict.fromkeys(rates, (0.0, 1.0)))
+    found = intervals(rates, design, rounds, SEED, bounds=dict.fromkeys(rates, WIN_RATE))
     theirs = {m: [v for v in votes if m in (v.model_a, v.model_b)] for m in models}
     ranked = [m for m in models if len(theirs[m]) >= min_votes]
     ranks = rank_ranges({m: human[m] for m in ranked}, design, rounds, SEED) if ranked else {}
@@ -160,17 +162,17 @@ def score_of(figure: Figure, found: Interval | None) -> Score | None:
     return Score(point, None, None) if found is None else Score(point, found.low, found.high)
 
 
-def agreement_scores(judged: Sequence[Vote], rounds: int = AGREEMENT_ROUNDS) -> tuple[Score | None, Score | None]:
+def agreement_scores(judged: Sequence[Vote]) -> tuple[Score | None, Score | None]:
     """Judge-human agreement and Cohen's kappa over `judged` (votes with a judge verdict, both in the frame shown to
-    the voter), each with its 95% interval over the votes (`metric.calibration.agreement_figures`, the package's one
-    agreement implementation); None where undefined, a Score without bounds (and why) where it has no interval."""
+    the voter) on AGREEMENT_LABELS labels, each with its 95% interval over the votes (`metric.pairwise.agreement`,
+    the package's one `Agreement`); None where undefined, a Score without bounds (and why) where it has none."""
     human, judge = [v.outcome for v in judged], [v.judge_outcome for v in judged]
     if not judged:
         return None, None
-    found = agreement_figures(human, judge, seed=SEED, resamples=rounds, unit="vote")
+    found = agreement(human, judge, AGREEMENT_LABELS, unit="vote", seed=SEED)
     return (
         bounded(found.agreement, found.agreement_interval, found.reasons.get("agreement", ONE_VOTE)),
-        bounded(found.kappa, found.kappa_interval, found.reasons.get("kappa", KAPPA_UNDEFINED)),
+        bounded(found.cohen_kappa, found.kappa_interval, found.reasons.get("cohen_kappa", KAPPA_UNDEFINED)),
     )
 
 
@@ -203,6 +205,7 @@ def calibrated(model: str, judged: Sequence[Vote], rest: Sequence[JudgedPair], m
             judge_on_rest,
             clusters=[v.item_id for v in judged],
             rest_clusters=[p.item_id for p in others],
+            scale=WIN_RATE,
         )
     except ValueError:
         return None

@@ -8,9 +8,10 @@ OpenAI client, and to test the `openai` backend against a real model server.
 A request's key (what a keyed backend such as `replay:` answers by) is its `metadata.key`, OpenAI's field for
 request tags (`metadata={"key": "ID"}` in the openai client), else its `X-Longform-Eval-Key` header (which the
 `openai` backend sends with every request); without either, a fresh key that nothing recorded. A body over
-MAX_REQUEST_BYTES is refused (413) unread. A
-backend that fails a request (no recorded completion, a server past its retries) is an HTTP error with the reason
-as `error.message` (502), never an empty 200 answer; an exception in the backend is a 500.
+MAX_REQUEST_BYTES is refused (413) unread, and so is one whose Content-Length is not a byte count (negative, not a
+number: 400, saying so). A backend that fails a request (no recorded completion, a server past its retries) or
+answers it without a text (a plug-in's `text=None`) is an HTTP error naming the request's key with the reason as
+`error.message` (502), never a 200 without content; an exception in the backend is a 500.
 """
 
 from __future__ import annotations
@@ -66,6 +67,24 @@ def request_key(body: dict[str, Any], header: str | None = None) -> str:
 MAX_REQUEST_BYTES = 64 * 1024 * 1024  # a prompt of a million tokens is about 4 MB
 
 
+class BadLength(LongformEvalError, ValueError):
+    """A request's Content-Length that is not a byte count."""
+
+
+def body_size(header: str | None) -> int:
+    """The body's size its Content-Length gives (none: 0), MAX_REQUEST_BYTES + 1 for a count over any ceiling.
+
+    Raises:
+        BadLength: the header is not a whole number of bytes (negative, signed, not a number).
+    """
+    if header is None:
+        return 0
+    count = header.strip()
+    if not (count.isascii() and count.isdigit()):
+        raise BadLength(f"Content-Length must be a whole number of bytes, got {header[:40]!r}")
+    return int(count) if len(count) <= 18 else MAX_REQUEST_BYTES + 1  # 19 digits and more: over any ceiling
+
+
 class BackendFailed(LongformEvalError, RuntimeError):
     """The backend returned an error for the request instead of a completion."""
 
@@ -91,10 +110,14 @@ class ModelServer:
 
             def do_POST(self):
                 try:
-                    size = int(self.headers.get("Content-Length", 0))
-                    if not 0 <= size <= MAX_REQUEST_BYTES:
-                        self.close_connection = True  # the body is not read
-                        return self.reply(413, {"error": {"message": f"a request body over {MAX_REQUEST_BYTES} bytes"}})
+                    size = body_size(self.headers.get("Content-Length"))
+                except BadLength as error:
+                    self.close_connection = True  # the body is not read: its end is unknown
+                    return self.reply(400, {"error": {"message": str(error), "type": "invalid_request_error"}})
+                if size > MAX_REQUEST_BYTES:
+                    self.close_connection = True  # the body is not read
+                    return self.reply(413, {"error": {"message": f"a request body over {MAX_REQUEST_BYTES} bytes"}})
+                try:
                     body = loads_json(self.rfile.read(size) or b"{}")
                     key = self.headers.get(KEY_HEADER)
                     if self.path.rstrip("/") == "/v1/chat/completions":
@@ -132,6 +155,9 @@ class ModelServer:
             (result,) = self.backend.generate([request], generation_config(body, chat))
         if result.error:
             raise BackendFailed(f"{self.spec.name}: {result.error}")
+        if not isinstance(result.text, str):  # a plug-in's reply without a text: no completion to send
+            kind = type(result.text).__name__
+            raise BackendFailed(f"request {key!r}: {self.spec.name} answered without a text (text is {kind})")
         usage = {
             "prompt_tokens": result.prompt_tokens or 0,
             "completion_tokens": result.completion_tokens or 0,

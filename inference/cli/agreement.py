@@ -123,9 +123,10 @@ def failure_lines(runner: AgreementJudge, failed: int, calls: int) -> str:
 
 
 def agreement_row(name: str, figures: dict[str, Any]) -> tuple:
-    """A judge's row: agreement and Cohen's kappa, each with its 95% interval over items (or why it has none)."""
+    """A judge's row: agreement and Cohen's kappa, each with its 95% interval over items (or why it has none), and the
+    label set both are on."""
     rates = (figure_with_note(figures, key) for key in ("agreement", "cohen_kappa"))
-    return (name, figures["n"], *rates, figures["n_unscored"])
+    return (name, figures["n"], *rates, figures["label_set"], figures["n_unscored"])
 
 
 def figure_with_note(figures: dict[str, Any], key: str) -> str:
@@ -154,7 +155,9 @@ def agreement_lines(document: dict[str, Any]) -> list[str]:
         "tie (the judge's equally good and equally bad are both a tie). Judge mode: "
         f"`{document['mode']}`.",
         "",
-        *markdown_table(("judge", "items", "agreement [95% CI]", "Cohen's kappa [95% CI]", "unscored"), rows),
+        *markdown_table(
+            ("judge", "items", "agreement [95% CI]", "Cohen's kappa [95% CI]", "label set", "unscored"), rows
+        ),
         "",
         f"Intervals: {document['interval_method']}.",
     ]

@@ -59,16 +59,16 @@ def estimate_row(label: str, estimate: dict[str, Any] | None, factor: float) -> 
 def agreement_lines(figure: dict[str, Any]) -> list[str]:
     agreed = figure.get("agreement")
     if agreed and agreed.get("n"):
-        intervals = figure.get("agreement_intervals") or {}
-        notes = intervals.get("notes") or {}
+        intervals = {k: v and [v["low"], v["high"]] for k, v in (agreed.get("intervals") or {}).items()}
+        notes = agreed.get("interval_notes") or {}
         kappa = (
-            f"undefined ({notes.get('kappa', 'a single label on both sides')})"
-            if agreed.get("kappa") is None
-            else f"{agreed['kappa']:.3f}{span(intervals.get('kappa'), notes.get('kappa'))}"
+            f"undefined ({notes.get('cohen_kappa', 'a single label on both sides')})"
+            if agreed.get("cohen_kappa") is None
+            else f"{agreed['cohen_kappa']:.3f}{span(intervals.get('cohen_kappa'), notes.get('cohen_kappa'))}"
         )
         return [
             "",
-            f"Judge-human agreement on {agreed['n']} matched labels: {agreed['agreement']:.3f}"
+            f"Judge-human agreement on {agreed['n']} matched labels ({agreed['label_set']}): {agreed['agreement']:.3f}"
             f"{span(intervals.get('agreement'), notes.get('agreement'))}, Cohen's kappa {kappa}.",
         ]
     rows = figure.get("row_agreement") or {}

@@ -2,8 +2,9 @@
 
 Each item (instruction, input, two responses) carries three human labels (0 tie, 1 the first response better, 2 the
 second). The judge sees every item as the pairwise benchmarks show theirs (`benchmarks.pairwise.calls`: both orders, or
-a 1-10 score per response), its verdict is compared with the human majority on three classes (A, B, tie; both of the
-judge's ties are a tie), and the released GPT-3.5 and PandaLM-7B verdicts on the same items stand beside it. Raw
+a 1-10 score per response), its verdict is compared with the human majority on three labels (`LABELS`: A, B, tie;
+both of the judge's ties are a tie; the package's one `Agreement`, whose label set is written beside every figure),
+and the released GPT-3.5 and PandaLM-7B verdicts on the same items stand beside it. Raw
 judge completions are kept in `<out>/judgements.jsonl`, keyed by item, judge and settings: a rerun makes only the
 missing calls, and parsing is redone from them.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from longform_eval.dataset_builder.sources import Upstream, resolve_source
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, flip_rate, judge_agreement, swap
 from longform_eval.metric.pairwise.agreement_intervals import METHOD as AGREEMENT_METHOD
-from longform_eval.metric.pairwise.agreement_intervals import agreement_interval_dicts, rate_interval
+from longform_eval.metric.pairwise.agreement_intervals import rate_interval
 from longform_eval.metric.uncertainty.groups import as_dicts
 
 from ..backends import Backend, create_backend
@@ -48,6 +49,7 @@ RELEASED = {  # the judges whose verdicts PandaLM released: file, field
 }
 RELEASED_LABELS = {"0": "tie", "Tie": "tie", "1": "A", "2": "B"}
 FAILURES_FILE = "failures.jsonl"
+LABELS = 3  # PandaLM's human labels have three classes: A, B, tie
 
 
 @dataclass(frozen=True)
@@ -228,8 +230,8 @@ def agreement_figures(items: list[HumanItem], verdicts: dict[str, Any], mode: Mo
 
 
 def compared(verdicts: dict[str, Any], humans: dict[str, str | None]) -> dict[str, Any]:
-    """`judge_agreement`'s figures with the intervals of agreement and Cohen's kappa beside them."""
-    return asdict(judge_agreement(verdicts, humans)) | agreement_interval_dicts(verdicts, humans)
+    """`judge_agreement`'s figures on LABELS labels, with the intervals of agreement and Cohen's kappa beside them."""
+    return judge_agreement(verdicts, humans, labels=LABELS).to_dict()
 
 
 def flips_per_item(both: list[tuple[Outcome, Outcome]]) -> np.ndarray:

@@ -7,24 +7,22 @@ one item): pass the cluster of each label, and the variance is computed over clu
 figure three ways (`Calibrated`): the judge's alone, the humans' alone and PPI++.
 """
 
-from .agreement import Agreement, agreement, agreement_intervals
 from .checklists import calibrate_overall
 from .combine import combined, rescaled
+from .estimate import on_scale
 from .pairwise import calibrate_win_rate, win_value
 from .ppi import Estimate, classical_mean, ppi_mean
 from .result import MIN_MATCHED, Calibrated
 
 __all__ = [
     "MIN_MATCHED",
-    "Agreement",
     "Calibrated",
     "Estimate",
-    "agreement",
-    "agreement_intervals",
     "calibrate_overall",
     "calibrate_win_rate",
     "classical_mean",
     "combined",
+    "on_scale",
     "ppi_mean",
     "rescaled",
     "win_value",

@@ -4,7 +4,8 @@ tasks of (mean row score - 75) * 4.
 
 Several annotations of one row are clustered on it. Where a task has fewer than two annotated rows or fewer than two
 rows left to the judge alone, no stratified figure can be made: the figure is then pooled over rows (a mean of row
-scores, rescaled, which weighs tasks by their size) and a note says so.
+scores, rescaled, which weighs tasks by their size) and a note says so. Each figure is cut to the overall's scale,
+-300..100, its estimate with its interval (a task's parts are not: the strata's estimates are averaged as they are).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from ..helloeval.uncertainty import OFFSET, SCALE
-from .combine import bounded, combined, rescaled
+from .combine import combined, rescaled
+from .estimate import on_scale
 from .ppi import DEFAULT_LEVEL, Estimate, classical_mean, clusters_of, ppi_mean
 from .result import MIN_MATCHED, Calibrated, too_few
 from .row_agreement import row_agreement
 
+OVERALL = (OFFSET, SCALE * 100 + OFFSET)  # HelloEval's overall: -300..100
 STRATIFIED = "stratified by task: per task PPI++ (its own lam), the overall the mean of the task scores"
 POOLED = "pooled over rows (no task stratification: {why}); the figure weighs tasks by their number of rows"
 
@@ -34,8 +37,8 @@ def calibrate_overall(
     if unknown:
         raise ValueError(f"{len(unknown)} human annotations name rows the judge did not score (first: {unknown[0]})")
     tasks = sorted({task for task, _ in judge.values()})
-    judge_only = on_scale(
-        combined([judge_mean(judge, t, level) for t in tasks], "judge-only", level, SCALE, OFFSET, tasks)
+    judge_only = combined(
+        [judge_mean(judge, t, level) for t in tasks], "judge-only", level, SCALE, OFFSET, tasks, OVERALL
     )
     labelled = {row for row, _ in human}
     extra = {"strata": tasks, "row_agreement": row_agreement(judge, human, level, seed)}
@@ -46,13 +49,15 @@ def calibrate_overall(
     why = stratum_problem(judge, human, tasks)
     if why is None:
         parts = [task_estimates(judge, human, task, level) for task in tasks]
-        human_only = on_scale(combined([p[0] for p in parts], "human-only", level, SCALE, OFFSET, tasks))
-        ppi = on_scale(combined([p[1] for p in parts], "ppi++", level, SCALE, OFFSET, tasks))
+        human_only = combined([p[0] for p in parts], "human-only", level, SCALE, OFFSET, tasks, OVERALL)
+        ppi = combined([p[1] for p in parts], "ppi++", level, SCALE, OFFSET, tasks, OVERALL)
         extra["lam_by_task"] = {task: p[1].lam for task, p in zip(tasks, parts, strict=True)}
         return Calibrated("overall", judge_only, human_only, ppi, notes=(STRATIFIED,), **common)
     rows = [(row, score) for row, score in human]
     human_only = on_scale(
-        rescaled(classical_mean([s for _, s in rows], "human-only", level, clusters_of(rows)), SCALE, OFFSET)
+        rescaled(classical_mean([s for _, s in rows], "human-only", level, clusters_of(rows)), SCALE, OFFSET),
+        OVERALL,
+        level,
     )
     rest = [score for row, (_, score) in judge.items() if row not in labelled]
     if len(rest) < MIN_MATCHED:
@@ -65,15 +70,10 @@ def calibrate_overall(
         "overall",
         judge_only,
         human_only,
-        on_scale(rescaled(found, SCALE, OFFSET)),
+        on_scale(rescaled(found, SCALE, OFFSET), OVERALL, level),
         notes=(POOLED.format(why=why),),
         **common,
     )
-
-
-def on_scale(estimate: Estimate) -> Estimate:
-    """The estimate with its interval cut to HelloEval's scale, -300..100."""
-    return bounded(estimate, OFFSET, SCALE * 100 + OFFSET)
 
 
 def judge_mean(judge: Mapping[str, tuple[str, float]], task: str, level: float) -> Estimate:

@@ -3,7 +3,8 @@
 Strata are independent samples, so the variance of a mean of stratum estimates is the sum of their variances over
 the number of strata squared; `scale` and `offset` turn the mean into the figure's scale (HelloEval: (m - 75) * 4).
 A stratum without an interval (its labels show no spread) leaves the figure without one: its zero variance would
-be taken for a measured one. `bounded` cuts an interval to the figure's attainable range.
+be taken for a measured one. The t quantile takes the parts' Welch-Satterthwaite degrees of freedom; `bounds` (the
+figure's attainable range) cuts the estimate and its interval to it together (`estimate.on_scale`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from .ppi import DEFAULT_LEVEL, Estimate, with_bounds
+from ..uncertainty.variance import satterthwaite
+from .estimate import DEFAULT_LEVEL, Estimate, Scale, on_scale, with_bounds
 
 
 def combined(
@@ -23,9 +25,10 @@ def combined(
     scale: float = 1.0,
     offset: float = 0.0,
     names: Sequence[str] | None = None,
+    bounds: Scale | None = None,
 ) -> Estimate:
-    """`scale * mean(estimates of parts) + offset`, with its normal interval; `lam` is left out (one per part).
-    `names`: the strata's, to say which one has no interval."""
+    """`scale * mean(estimates of parts) + offset`, with its t interval; `lam` is left out (one per part). `names`:
+    the strata's, to say which one has no interval; `bounds`: the figure's range, which it is cut to."""
     if not parts:
         raise ValueError(f"{method}: no strata")
     estimate = scale * float(np.mean([part.estimate for part in parts])) + offset
@@ -33,7 +36,8 @@ def combined(
     counts = sum(p.n_human for p in parts), sum(p.n_judge for p in parts)
     labels = list(names) if names is not None else [str(k) for k in range(len(parts))]
     why = next((f"{name}: {p.reason}" for name, p in zip(labels, parts, strict=True) if p.reason), None)
-    return with_bounds(method, estimate, se, level, counts, None, why)
+    df = satterthwaite([p.se**2 for p in parts], [float("inf") if p.df is None else p.df for p in parts])
+    return on_scale(with_bounds(method, estimate, se, level, counts, None, why, df), bounds, level)
 
 
 def rescaled(part: Estimate, scale: float = 1.0, offset: float = 0.0) -> Estimate:
@@ -46,11 +50,4 @@ def rescaled(part: Estimate, scale: float = 1.0, offset: float = 0.0) -> Estimat
     )
 
 
-def bounded(part: Estimate, lowest: float, highest: float) -> Estimate:
-    """The estimate with its interval cut to [lowest, highest] (the figure's attainable range)."""
-    if part.low is None or part.high is None:
-        return part
-    return replace(part, low=max(part.low, lowest), high=min(part.high, highest))
-
-
-__all__ = ["bounded", "combined", "rescaled"]
+__all__ = ["combined", "rescaled"]

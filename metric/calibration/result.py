@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .agreement import Agreement
-from .ppi import Estimate
+from ..uncertainty.label_agreement import Agreement
+from .estimate import Estimate
 
 MIN_MATCHED = 2  # human labels matched to judged units below which no human-only or calibrated figure is made
 
@@ -15,7 +15,8 @@ MIN_MATCHED = 2  # human labels matched to judged units below which no human-onl
 class Calibrated:
     """`ppi` (and `human_only`) None with `absent` saying why: too few human labels, no unit left to the judge alone.
 
-    `agreement`: judge vs humans on the matched units (categorical figures); `notes` say how the figures were made.
+    `agreement`: judge vs humans on the matched units (categorical figures, on the label set it names); `notes` say
+    how the figures were made.
     """
 
     figure: str

@@ -1,20 +1,29 @@
-"""A judge's verdicts against reference (human) labels: agreement, Cohen's kappa and the confusion matrix.
+"""A judge's verdicts against reference (human) labels: agreement, Cohen's kappa and the confusion matrix, each
+figure with its interval, on an explicit label set (`uncertainty.label_agreement.Agreement`, the package's one).
 
-Human A/B test sets such as PandaLM's label three classes: A better, B better, tie. The judge's four outcomes are
-compared on those three: "equally good" and "equally bad" are both a tie.
+- `labels=4`: the four outcomes (A, B, equally_good, equally_bad): `calibrate`, the `pairwise` metric and the
+  Space, whose votes carry the four.
+- `labels=3`: A, B and tie, where "equally good" and "equally bad" are one tie: `judge-agreement`, as PandaLM's
+  human labels have three classes.
+
+The same votes give other figures on the two sets (a judge saying "equally bad" where a person said "equally good"
+agrees on 3 labels, not on 4), so each figure is printed with its set (`Agreement.label_set`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 
-from ..uncertainty.label_agreement import kappa as label_kappa
+from ..uncertainty.intervals import DEFAULT_LEVEL, DEFAULT_SEED
+from ..uncertainty.label_agreement import Agreement, label_agreement
 from ..unscored import Unscored
 from .outcomes import Outcome, as_outcome
 
 TIE = "tie"
 THREE_WAY = ("A", "B", TIE)
+FOUR_WAY = tuple(outcome.value for outcome in Outcome)
+LABEL_SETS = {3: THREE_WAY, 4: FOUR_WAY}
 
 
 def three_way(label: Outcome | str) -> str:
@@ -25,22 +34,38 @@ def three_way(label: Outcome | str) -> str:
     return outcome.value if outcome in (Outcome.A, Outcome.B) else TIE
 
 
-@dataclass(frozen=True)
-class Agreement:
-    """`n` items had a reference label and a scored verdict; `confusion[i][j]` counts reference `labels[i]` judged
-    `labels[j]`."""
+def label_in(label: Outcome | str, labels: int) -> str:
+    """`label` in the label set of `labels` labels (4: the outcome's value; 3: `three_way`)."""
+    return three_way(label) if labels == 3 else as_outcome(label).value
 
-    n: int
-    n_unscored: int
-    n_no_reference: int
-    agreement: float | None
-    cohen_kappa: float | None
-    labels: tuple[str, ...]
-    confusion: list[list[int]]
+
+def label_set(labels: int) -> tuple[str, ...]:
+    """The labels of the set of `labels` (3 or 4); a ValueError naming the argument otherwise."""
+    if isinstance(labels, bool) or labels not in LABEL_SETS:
+        raise ValueError(f"labels must be 3 (A, B, tie) or 4 (A, B, equally_good, equally_bad), got {labels!r}")
+    return LABEL_SETS[labels]
+
+
+def agreement(
+    reference: Sequence[Outcome | str],
+    judged: Sequence[Outcome | str],
+    labels: int,
+    unit: str = "item",
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> Agreement:
+    """Agreement and Cohen's kappa of `judged` with `reference` (outcomes or labels `as_outcome` reads, of the same
+    units) on the set of `labels` labels, with their intervals over the units."""
+    names = label_set(labels)
+    first, second = [label_in(x, labels) for x in reference], [label_in(x, labels) for x in judged]
+    return label_agreement(first, second, names, unit, level, seed)
 
 
 def judge_agreement(
-    verdicts: Mapping[Hashable, Outcome | Unscored], references: Mapping[Hashable, Outcome | str | None]
+    verdicts: Mapping[Hashable, Outcome | Unscored],
+    references: Mapping[Hashable, Outcome | str | None],
+    labels: int,
+    seed: int = DEFAULT_SEED,
 ) -> Agreement:
     """Agreement of `verdicts` with `references` over the reference items (None: no reference label, e.g. no
     human majority); an item without a verdict, or with an unscored one, is counted as unscored."""
@@ -53,29 +78,7 @@ def judge_agreement(
         if verdict is None or isinstance(verdict, Unscored):
             unscored += 1
             continue
-        judged.append(three_way(verdict))
-        expected.append(three_way(reference))
-    agree = sum(a == b for a, b in zip(judged, expected, strict=True))
-    return Agreement(
-        n=len(judged),
-        n_unscored=unscored,
-        n_no_reference=missing,
-        agreement=agree / len(judged) if judged else None,
-        cohen_kappa=kappa(judged, expected),
-        labels=THREE_WAY,
-        confusion=confusion(expected, judged),
-    )
-
-
-def kappa(judged: list[str], expected: list[str]) -> float | None:
-    """Cohen's kappa (the package's one implementation, `uncertainty.label_agreement`); None when it is undefined
-    (no items, or a single label on both sides)."""
-    return label_kappa(expected, judged)
-
-
-def confusion(expected: list[str], judged: list[str]) -> list[list[int]]:
-    """Counts of reference `THREE_WAY[i]` judged `THREE_WAY[j]`."""
-    found = [[0] * len(THREE_WAY) for _ in THREE_WAY]
-    for reference, verdict in zip(expected, judged, strict=True):
-        found[THREE_WAY.index(reference)][THREE_WAY.index(verdict)] += 1
-    return found
+        judged.append(verdict)
+        expected.append(reference)
+    found = agreement(expected, judged, labels, unit="item", seed=seed)
+    return replace(found, n_unscored=unscored, n_no_reference=missing)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import datasets
 import evaluate
 
+from longform_eval.metric.pairwise.agreement import agreement, label_set
 from longform_eval.metric.pairwise.outcomes import Battle, Outcome, as_outcome, model_name_problem
 from longform_eval.metric.pairwise.ratings import bradley_terry, check_integer, elo_ratings
 from longform_eval.metric.space_limits import check_ceiling
-from longform_eval.metric.uncertainty.label_agreement import kappa
+from longform_eval.metric.uncertainty.label_agreement import Agreement
 
 _CITATION = """\
 @article{xie2023tencentllmeval,
@@ -33,14 +34,20 @@ Args:
         ("tie" is read as equally good); "" or "unscored" for a verdict that could not be parsed.
     references: reference labels in the same vocabulary (e.g. the human majority).
     model_a: optional, the model shown as A in each comparison. model_b: the model shown as B. Names are
-        non-empty strings and the two differ in every comparison.
-    bootstrap_rounds: Bradley-Terry bootstrap rounds, an integer from 0 to 10,000 (default 100; 0: no bootstrap, no
-        interval).
+        non-empty strings and the two differ in every comparison; at most 100 models.
+    bootstrap_rounds: Bradley-Terry bootstrap rounds, an integer from 0 to 1,000 (default 100; 0: no bootstrap, no
+        interval), with rounds x comparisons at most 2,000,000 and rounds x models at most 20,000 (each round refits:
+        the Space answers within its time limit).
         seed: random seed, an integer >= 0 (default 0). Another value raises a ValueError naming the argument.
+    labels: the label set agreement and kappa are computed on: 4 (default: A, B, equally_good, equally_bad) or 3
+        (A, B, tie: equally good and equally bad are one tie, as three-class human labels such as PandaLM's).
     Empty predictions, an unknown label or a bad model name raise a ValueError naming the list and position.
 Returns:
     agreement: share of scored comparisons whose prediction equals the reference (0..1).
-    cohen_kappa: chance-corrected agreement (-1..1). n_scored, n_unscored: comparisons used / left out.
+    cohen_kappa: chance-corrected agreement (-1..1). labels: the label set both are on ("4 labels: A, B, ...").
+    agreement_lower/_upper: Wilson's 95% interval; cohen_kappa_lower/_upper: bootstrap SE over the comparisons
+    (2000 resamples, `seed`), a t quantile, cut to [-1, 1]; None with agreement_note / cohen_kappa_note saying
+    why (one comparison, every label the same). n_scored, n_unscored: comparisons used / left out.
     With model_a and model_b: elo_<model>, bt_<model>, bt_<model>_lower, bt_<model>_upper (Elo scale,
     around 1000), computed from the predictions; None for a model without a scored comparison. The interval
     bounds are None, and bt_<model>_note says why, with bootstrap_rounds=0, for a model with fewer than 20 scored
@@ -91,25 +98,33 @@ class Pairwise(evaluate.Metric):
             reference_urls=["https://github.com/xsysigma/TencentLLMEval", "https://arxiv.org/abs/2311.05374"],
         )
 
-    def _compute(self, predictions, references, model_a=None, model_b=None, bootstrap_rounds=100, seed=0):
+    def _compute(self, predictions, references, model_a=None, model_b=None, bootstrap_rounds=100, seed=0, labels=4):
         check_integer("bootstrap_rounds", bootstrap_rounds, 0)
         check_ceiling("bootstrap_rounds", bootstrap_rounds, "bootstrap_rounds")  # before any work
         check_integer("seed", seed, 0)
+        label_set(labels)  # 3 or 4, else a ValueError naming the argument
+        if model_a is not None or model_b is not None:  # rated: the bootstrap refits once per round
+            rows = f"bootstrap_rounds {bootstrap_rounds:,} x {len(predictions):,} comparisons"
+            check_ceiling(rows, bootstrap_rounds * len(predictions), "bootstrap_work")
         if not predictions:
             raise ValueError("predictions is empty: there is nothing to compare")
         expected_all = [label_of(reference, f"references[{i}]") for i, reference in enumerate(references)]
         keep = [i for i, p in enumerate(predictions) if (p or "").strip().lower() not in UNSCORED_LABELS]
         predicted = [label_of(predictions[i], f"predictions[{i}]").value for i in keep]
         expected = [expected_all[i].value for i in keep]
+        found = agreement(expected, predicted, labels, unit="comparison", seed=seed)
         result = {
-            "agreement": sum(p == r for p, r in zip(predicted, expected, strict=True)) / len(keep) if keep else None,
-            "cohen_kappa": kappa(predicted, expected),
+            "agreement": found.agreement,
+            "cohen_kappa": found.cohen_kappa,
+            "labels": found.label_set,
+            **interval_keys(found),
             "n_scored": len(keep),
             "n_unscored": len(predictions) - len(keep),
         }
         if model_a is None and model_b is None:
             return result
         check_models(model_a, model_b, len(predictions))
+        check_model_count(len(set(model_a) | set(model_b)), bootstrap_rounds)
         battles = [Battle(model_a[i], model_b[i], as_outcome(predictions[i])) for i in keep]
         for model in sorted(set(model_a) | set(model_b)):  # None unless a scored comparison rates it
             result.update(dict.fromkeys((f"elo_{model}", f"bt_{model}", f"bt_{model}_lower", f"bt_{model}_upper")))
@@ -122,6 +137,23 @@ class Pairwise(evaluate.Metric):
             if model in bt.reasons:
                 result[f"bt_{model}_note"] = bt.reasons[model]
         return result
+
+
+def interval_keys(found: Agreement) -> dict:
+    """`<figure>_lower` and `<figure>_upper` of agreement and cohen_kappa, and `<figure>_note` where one has none."""
+    keys: dict = {}
+    for name, spread in (("agreement", found.agreement_interval), ("cohen_kappa", found.kappa_interval)):
+        keys[f"{name}_lower"], keys[f"{name}_upper"] = (None, None) if spread is None else (spread.low, spread.high)
+        if name in found.reasons:
+            keys[f"{name}_note"] = found.reasons[name]
+    return keys
+
+
+def check_model_count(models: int, rounds: int) -> None:
+    """Refuse more distinct models than the `models` ceiling, or bootstrap rounds x models over `bootstrap_models`
+    (a refit costs with the models: `space_limits`)."""
+    check_ceiling("model_a and model_b", models, "models")
+    check_ceiling(f"bootstrap_rounds {rounds:,} x {models:,} models", rounds * models, "bootstrap_models")
 
 
 def label_of(label: str | None, where: str) -> Outcome:

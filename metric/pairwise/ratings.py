@@ -7,7 +7,8 @@ ranked (`BradleyTerry.reasons`, `ranked`), and the Bradley-Terry maximum-likelih
 every model has scored against the others and they against it (the battle graph is strongly connected; one vote
 gives 2549.7 and -549.7, the ridge's numbers, not a fit): otherwise no model gets a rating. The bootstrap interval
 is left out where more than alpha / 2 of the resamples lose that connection (their fit diverges: one tail is
-unknown).
+unknown), and where the ratings do not vary over the resamples (all ties: no point "interval"); a percentile interval
+that leaves out the point rating (a skewed bootstrap) is widened to hold it.
 """
 
 from __future__ import annotations
@@ -19,11 +20,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..uncertainty.intervals import check_order
 from .outcomes import Battle, models_of, score_for_a
 
 ELO_SCALE = 400.0
 RIDGE = 1e-9  # keeps a model that never lost (or never won) at a finite rating
 MIN_BATTLES = 20  # a model with fewer battles has no rating interval and no rank (the Space ranks from 20 votes)
+NEVER_LOST = "no finite rating: some models never lost (or never won) against the others"
+DIVERGES = "the fit diverges on more than {share:.1%} of the resamples"
+FLAT = "the rating does not vary over resamples of the battles: no spread to estimate"
 
 
 def check_integer(name: str, value: object, minimum: int) -> None:
@@ -131,6 +136,12 @@ class BradleyTerry:
     battles: dict[str, int] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for model in self.models:
+            point, low, high = self.ratings.get(model), self.lower.get(model), self.upper.get(model)
+            if point is not None and low is not None and high is not None:
+                check_order(point, low, high)
+
     def ranked(self, model: str) -> bool:
         """Whether the model has a rating with an interval (enough battles, a finite fit on the resamples)."""
         return self.lower.get(model) is not None
@@ -156,7 +167,7 @@ def bradley_terry(
     counts = dict(zip(models, np.bincount(np.concatenate([a, b]), minlength=len(models)).tolist(), strict=True))
     reasons = too_few_battles(counts)
     if not connected(a, b, s, len(models)):
-        why = "no finite rating: some models never lost (or never won) against the others"
+        why = NEVER_LOST
         none: dict[str, float | None] = dict.fromkeys(models)
         return BradleyTerry(models, none, dict(none), dict(none), bootstrap, counts, dict.fromkeys(models, why))
     point = base + to_elo * fit_strengths(a, b, s, len(models))
@@ -170,7 +181,8 @@ def bradley_terry(
     if bootstrap == 0:
         reasons = {m: "no bootstrap rounds: no interval" for m in models} | reasons
     elif not np.all(np.isfinite(low)):
-        reasons = dict.fromkeys(models, f"the fit diverges on more than {alpha / 2:.1%} of the resamples") | reasons
+        reasons = dict.fromkeys(models, DIVERGES.format(share=alpha / 2)) | reasons
+    reasons |= {m: FLAT for i, m in enumerate(models) if m not in reasons and not high[i] > low[i]}
     bounded = [m for m in models if m not in reasons]
     return BradleyTerry(
         models=models,
@@ -208,7 +220,8 @@ def percentile_interval(
     alpha: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap over battles: `refit(indices)` rates one resample (NaN where its fit diverges); no rounds
-    gives (point, point); NaN bounds where more than alpha / 2 of the resamples diverge."""
+    gives (point, point); NaN bounds where more than alpha / 2 of the resamples diverge. Percentiles that leave out
+    the point rating (a skewed bootstrap, or few rounds) are widened to hold it."""
     if not bootstrap:
         return point, point
     rng = np.random.default_rng(seed)
@@ -219,7 +232,7 @@ def percentile_interval(
     # a diverged resample lies beyond one tail, which one unknown: counted in both (the wider interval)
     kept, tail = samples[~diverged], (alpha / 2 * bootstrap - diverged.sum()) / max(1, (~diverged).sum())
     low, high = np.quantile(kept, [max(tail, 0.0), min(1 - tail, 1.0)], axis=0)
-    return low, high
+    return np.minimum(low, point), np.maximum(high, point)
 
 
 def predicted_win_rates(ratings: dict[str, float]) -> dict[tuple[str, str], float]:

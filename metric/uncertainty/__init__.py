@@ -79,11 +79,11 @@ from .intervals import (
     interval_method,
     interval_reasons,
     intervals,
-    statistic_interval,
 )
 from .judge_noise import VarianceSplit, judge_sd, row_scores, split_variance, within_row_variance
 from .power import PowerPlan, independent_se, minimum_detectable_difference, prompts_needed
 from .resampling import replicates
+from .statistic_interval import statistic_interval
 
 __all__ = [
     "DEFAULT_LEVEL",

@@ -3,7 +3,7 @@
 A symmetric t interval on such a figure can leave its scale at a few units (agreement 0.333 [-1.101, 1.768] on 3
 items). Two rules keep it on it:
 
-- A share of 0/1 units (agreement of two labelings, a flip rate): Wilson's score interval, which inverts the
+- A share of 0/1 units (agreement of two labelings, a flip rate): Wilson's score interval (`wilson`), which inverts the
   binomial score test (Wilson 1927; recommended at small n by Brown, Cai and DasGupta 2001, "Interval estimation for
   a binomial proportion"). Its variance is the binomial one at the candidate value, so it stays in [0, 1] and keeps
   a width at 0 of n or n of n, where the units show no spread yet the share is still uncertain. At large n it is the
@@ -22,21 +22,12 @@ import math
 
 import numpy as np
 
-from .intervals import DEFAULT_LEVEL, Interval, quantile
+from .intervals import DEFAULT_LEVEL, Interval
+from .wilson import wilson_bounds
 
 Scale = tuple[float, float]
 SHARE_SCALE: Scale = (0.0, 1.0)
 CORRELATION_SCALE: Scale = (-1.0, 1.0)
-
-
-def wilson_bounds(hits: float, n: float, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
-    """Wilson's score interval of a share of `hits` in `n` 0/1 units (n > 0)."""
-    z = quantile(level, None)
-    share, spread = hits / n, z * z / n
-    centre = (share + spread / 2) / (1 + spread)
-    half = z / (1 + spread) * math.sqrt(share * (1 - share) / n + spread / (4 * n))
-    low, high = max(0.0, centre - half), min(1.0, centre + half)
-    return (0.0 if hits <= 0 else low), (1.0 if hits >= n else high)  # exact at 0 of n and n of n
 
 
 def share_interval(hits: np.ndarray, level: float = DEFAULT_LEVEL) -> Interval | None:

@@ -31,6 +31,7 @@ from .intervals import (
     Bounds,
     Interval,
     check_level,
+    check_order,
     far_floor,
     figure_spread,
     measured,
@@ -60,6 +61,9 @@ class Difference:
     level: float = DEFAULT_LEVEL
     df: float | None = None
     clipped: bool = False
+
+    def __post_init__(self) -> None:
+        check_order(self.difference, self.low, self.high)
 
     @property
     def distinguishable(self) -> bool:

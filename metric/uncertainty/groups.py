@@ -14,7 +14,8 @@ import numpy as np
 
 from .design import Design
 from .figures import Figure
-from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Bounds, Interval, intervals, statistic_interval
+from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Bounds, Interval, intervals
+from .statistic_interval import statistic_interval
 
 
 def spread_only(found: Mapping[str, Interval | None]) -> dict[str, Interval | None]:

@@ -14,14 +14,16 @@ measured coverage (bench/interval_coverage.py, released and synthetic population
 the studentized bootstrap (bootstrap-t) it replaces was wider for about the same coverage on single figures,
 over-covered bimodal tasks and covered paired differences less than t on the same SE; without the allowance a model
 near the top with a zero on 0.5% of prompts covered 91.2% at 30 prompts per task. A figure resting on one unit per
-stratum gets no interval (`interval_reasons` says why), never a zero width.
+stratum gets no interval (`interval_reasons` says why), never a zero width; one whose every unit sits at one end of
+its known scale (a win rate of n of n) gets Wilson's one-sided bound over its units (`wilson.edge_bounds`). Every
+interval holds its figure, checked where it is made (`check_order`), and the figure is cut to the scale with it.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,8 +31,9 @@ from scipy.special import ndtri, stdtrit  # scipy.stats' norm.ppf and t.ppf, wit
 
 from .design import Design
 from .figures import Figure
-from .resampling import check_rounds_and_seed, unit_counts
+from .resampling import check_rounds_and_seed
 from .variance import Measured, Spread, linearized, no_spread_reason, only_float_noise, rests_on, spread
+from .wilson import edge_bounds
 
 DEFAULT_ROUNDS = 2000
 DEFAULT_SEED = 0
@@ -76,6 +79,9 @@ class Interval:
     df: float | None = None
     clipped: bool = False
 
+    def __post_init__(self) -> None:
+        check_order(self.point, self.low, self.high)
+
     def to_dict(self) -> dict[str, float | int | bool]:
         """The `scores.json` entry: {"low", "high", "se", "n"}, and "clipped": true where a bound was cut."""
         found: dict[str, float | int | bool] = {"low": self.low, "high": self.high, "se": self.se, "n": self.n}
@@ -89,18 +95,26 @@ class Interval:
         return self.low <= value <= self.high
 
 
+def check_order(point: float, low: float, high: float) -> None:
+    """Raise a ValueError unless low <= point <= high: every interval of the package is made through this check (an
+    `Interval`, a `Difference`, a calibrated `Estimate`, the ratings' bounds)."""
+    if not low <= point <= high:
+        raise ValueError(f"an interval [{low!r}, {high!r}] that does not hold its figure {point!r}")
+
+
 def quantile(level: float, df: float | None) -> float:
     """The two-sided quantile: Student's t at `df` degrees of freedom (normal where df is None)."""
     tail = (1 + level) / 2
     return float(ndtri(tail) if df is None or not math.isfinite(df) else stdtrit(max(df, 1.0), tail))
 
 
-def clip(low: float, high: float, bounds: Bounds) -> tuple[float, float, bool]:
+def clip(point: float, low: float, high: float, bounds: Bounds) -> tuple[float, float, float, bool]:
+    """The figure and its bounds cut together to `bounds` (the figure's scale), and whether any was cut."""
     if bounds is None:
-        return low, high, False
+        return point, low, high, False
     lowest, highest = bounds
     clipped = low < lowest or high > highest
-    return max(low, lowest), min(high, highest), clipped
+    return min(max(point, lowest), highest), min(max(low, lowest), highest), max(min(high, highest), lowest), clipped
 
 
 def t_interval(
@@ -116,7 +130,8 @@ def sided_interval(
     """point - t(df) x sqrt(se^2 + below^2) .. point + t(df) x sqrt(se^2 + above^2), clipped to `bounds`: the t
     interval with a separate allowance on each side (`Interval.se` stays the measured one)."""
     q = quantile(level, df)
-    low, high, clipped = clip(point - q * math.hypot(se, below), point + q * math.hypot(se, above), bounds)
+    low, high = point - q * math.hypot(se, below), point + q * math.hypot(se, above)
+    point, low, high, clipped = clip(point, low, high, bounds)
     return Interval(point, low, high, se, n, rounds=0, level=level, df=df, clipped=clipped)
 
 
@@ -141,7 +156,7 @@ def scale_interval(
     below, above = (far, se) if share > 0.5 else (se, far)
     centre = math.log(share / (1 - share))
     low, high = lowest + width * expit(centre - q * below * slope), lowest + width * expit(centre + q * above * slope)
-    return Interval(point, low, high, se, n, rounds=0, level=level, df=df)
+    return Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)  # float rounding
 
 
 def far_floor(point: float, bounds: Bounds, n: int, strata: int = 1) -> float:
@@ -207,14 +222,33 @@ def figure_interval(figure: Figure, design: Design, level: float, bounds: Bounds
     `comparison.failure_allowances`)."""
     found, reason = measured(figure, design)
     point = figure.point()
-    if found is None or reason is not None or point is None:
+    if found is None or point is None:
         return None
+    if reason is not None:
+        return edge_interval(point, found.spread, level, bounds)
     return contributions_interval(point, found.spread, level, bounds, floored=True)
 
 
-def interval_reasons(figures: Mapping[str, Figure], design: Design) -> dict[str, str | None]:
-    """Why each figure has no interval (None: it has one)."""
-    return {name: figure_spread(figure, design)[1] for name, figure in figures.items()}
+def edge_interval(point: float, found: Spread, level: float, bounds: Bounds) -> Interval | None:
+    """A figure whose units show no spread because every one sits at the same end of its scale (a win rate of n of n
+    or 0 of n): Wilson's one-sided bound over its units (`wilson.edge_bounds`); None elsewhere (no spread is no
+    evidence of none)."""
+    if bounds is None or found.variance > 0 or found.singletons or found.n < 2:
+        return None
+    edges = edge_bounds(point, bounds, found.n, level)
+    if edges is None:
+        return None
+    point = min(max(point, bounds[0]), bounds[1])
+    return Interval(point, edges[0], edges[1], 0.0, found.n, rounds=0, level=level)
+
+
+def interval_reasons(
+    figures: Mapping[str, Figure], design: Design, bounds: Mapping[str, Bounds] | None = None
+) -> dict[str, str | None]:
+    """Why each figure has no interval (None: it has one; `bounds` as `intervals` takes them, for the figures at an
+    end of their scale, which have Wilson's one-sided bound)."""
+    found = intervals(figures, design, bounds=bounds) if bounds else {}
+    return {name: None if found.get(name) else figure_spread(figure, design)[1] for name, figure in figures.items()}
 
 
 def intervals(
@@ -247,45 +281,3 @@ def interval(
 ) -> Interval | None:
     """One figure's interval (see `intervals`)."""
     return intervals({"figure": figure}, design, rounds, seed, level, {"figure": bounds})["figure"]
-
-
-def statistic_interval(
-    statistic: Callable[[np.ndarray], float],
-    design: Design,
-    rounds: int = DEFAULT_ROUNDS,
-    seed: int = DEFAULT_SEED,
-    level: float = DEFAULT_LEVEL,
-    bounds: Bounds = None,
-) -> Interval | None:
-    """The interval of any statistic of weighted units, for a figure that is no function of sums (a refitted model,
-    such as Cohen's kappa): `statistic(counts)` gets how often each unit was drawn (ones for the data itself). The SE
-    is the seeded bootstrap's, rescaled by sqrt(n / (n - strata)) (the bootstrap's shrink at n units), with a t
-    quantile at n - strata degrees of freedom; one Python call per resample.
-    """
-    check_rounds_and_seed(rounds, seed)
-    check_level(level)
-    point = float(statistic(np.ones(design.n_units)))
-    strata = len(design.slices)
-    if not np.isfinite(point) or design.n_units - strata < 1:
-        return None
-    rng = np.random.default_rng(seed)
-    draws = np.array([statistic(counts) for chunk in unit_counts(design, rounds, rng) for counts in chunk], dtype=float)
-    defined = draws[np.isfinite(draws)]
-    if len(defined) < 2:
-        return None
-    se = float(np.std(defined, ddof=1)) * math.sqrt(design.n_units / (design.n_units - strata))
-    if not se > 0:
-        return None
-    found = t_interval(point, se, float(design.n_units - strata), design.n_units, level, bounds)
-    return Interval(
-        found.point,
-        found.low,
-        found.high,
-        se,
-        found.n,
-        len(defined),
-        len(draws) - len(defined),
-        level,
-        found.df,
-        found.clipped,
-    )

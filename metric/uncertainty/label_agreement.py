@@ -1,59 +1,98 @@
-"""Agreement of two labelings of the same units and Cohen's kappa, each with its interval: the one implementation
-that `judge-agreement` (three classes), `calibrate` and the Space (the four outcomes) use.
+"""Agreement of two labelings of the same units and Cohen's kappa, each with its interval, on an explicit label set:
+the one `Agreement` that `judge-agreement` (3 labels: A, B, tie), `calibrate`, the `pairwise` metric and the Space
+(4 labels: the four outcomes) make, through `metric.pairwise.agreement`.
 
 - agreement: the share of units labelled alike, with Wilson's score interval (`bounded.share_interval`), in [0, 1];
+  one-sided at n of n and 0 of n;
 - Cohen's kappa: (observed - chance) / (1 - chance), chance = sum over labels of the two sides' shares multiplied;
-  its SE is the seeded bootstrap's over units (`statistic_interval`: rescaled by sqrt(n / (n - 1)), a t quantile at
-  n - 1 df), the bounds cut to [-1, 1] (see `bounded` for why not a transformation).
+  its SE is the seeded bootstrap's over units (`statistic_interval`: RESAMPLES resamples, rescaled by
+  sqrt(n / (n - 1)), a t quantile at n - 1 df), the bounds cut to [-1, 1] (see `bounded` for why not a
+  transformation).
 
-Where a figure has no interval, `reasons` says why, in words a reader can act on: one unit, a single label on both
-sides (kappa undefined), no spread over the resamples, kappa undefined on too many of them.
+The label set is part of the figure: the same votes give another agreement and kappa on 3 labels (equally good and
+equally bad one tie) than on 4, so every printed agreement names its set (`Agreement.label_set`). Where a figure has
+no interval, `reasons` says why, in words a reader can act on: one unit, every label the same on both sides (then
+agreement is forced and kappa undefined), no spread over the resamples, kappa undefined on too many of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from .bounded import CORRELATION_SCALE, share_interval
 from .design import Design
-from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Interval, statistic_interval
+from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Interval
+from .statistic_interval import statistic_interval
 
 CHANCE_IS_ONE = 1 - 1e-12  # chance agreement at or above this is 1: a single label on both sides
+RESAMPLES = DEFAULT_ROUNDS  # the one resample count of every kappa interval
+FIGURES = ("agreement", "cohen_kappa")
 
 
 @dataclass(frozen=True)
-class LabelAgreement:
-    """`n` units; `agreement` and `kappa` (None where undefined) with their intervals (None: `reasons[name]`)."""
+class Agreement:
+    """Two labelings of the same `n` units on the label set `labels`: `confusion[i][j]` counts the units the
+    reference labelled `labels[i]` and the other side `labels[j]`; `agreement` and `cohen_kappa` (None where
+    undefined) with their intervals (None: `reasons[figure]` says why), kappa's from `resamples` seeded resamples.
+    `n_unscored` and `n_no_reference` count the units left out (no verdict; no reference label)."""
 
+    labels: tuple[str, ...]
     n: int
     agreement: float | None
-    kappa: float | None
+    cohen_kappa: float | None
     agreement_interval: Interval | None
     kappa_interval: Interval | None
+    confusion: tuple[tuple[int, ...], ...]
     reasons: dict[str, str] = field(default_factory=dict)
+    resamples: int = RESAMPLES
+    seed: int = DEFAULT_SEED
+    n_unscored: int = 0
+    n_no_reference: int = 0
+
+    @property
+    def label_set(self) -> str:
+        """The label set in words, printed beside every agreement and kappa: `4 labels: A, B, ...`."""
+        return f"{len(self.labels)} labels: {', '.join(self.labels)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The results-file form (agreement.json, calibrated.json): the figures, {"intervals": {"agreement",
+        "cohen_kappa"}} as scores.json keeps them and, where one has none, "interval_notes" saying why."""
+        spans = (self.agreement_interval, self.kappa_interval)
+        intervals = {
+            name: None if found is None else found.to_dict() for name, found in zip(FIGURES, spans, strict=True)
+        }
+        return {
+            "labels": list(self.labels),
+            "label_set": self.label_set,
+            "n": self.n,
+            "n_unscored": self.n_unscored,
+            "n_no_reference": self.n_no_reference,
+            "agreement": self.agreement,
+            "cohen_kappa": self.cohen_kappa,
+            "confusion": [list(row) for row in self.confusion],
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "intervals": intervals,
+        } | ({"interval_notes": dict(self.reasons)} if self.reasons else {})
 
 
-def label_codes(first: Sequence[Hashable], second: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray, int]:
-    """Both labelings as codes into their labels' union (sorted by text), and how many labels there are."""
-    if len(first) != len(second):
-        raise ValueError(f"the two labelings must label the same units ({len(first)} and {len(second)} labels)")
-    labels = {label: code for code, label in enumerate(sorted(set(first) | set(second), key=str))}
-    return (
-        np.array([labels[x] for x in first], dtype=np.int64),
-        np.array([labels[x] for x in second], dtype=np.int64),
-        len(labels),
-    )
+def label_codes(values: Sequence[Hashable], labels: Sequence[Hashable], side: str) -> np.ndarray:
+    """Each value's index in `labels`; a ValueError naming the side and the value for one outside the set."""
+    index = {label: code for code, label in enumerate(labels)}
+    unknown = next((value for value in values if value not in index), None)
+    if unknown is not None:
+        raise ValueError(f"{side}: label {unknown!r} is not in the label set {tuple(labels)}")
+    return np.array([index[value] for value in values], dtype=np.int64)
 
 
 def weighted_kappa(first: np.ndarray, second: np.ndarray, classes: int, counts: np.ndarray | None = None) -> float:
     """Cohen's kappa of two code vectors, each unit counted `counts` times (once where None); NaN where chance
     agreement is 1 (a single label on both sides) or no unit counts."""
-    weights = np.ones(len(first)) if counts is None else counts
-    confusion = np.bincount(first * classes + second, weights=weights, minlength=classes * classes)
-    confusion = confusion.reshape(classes, classes)
+    confusion = confusion_counts(first, second, classes, counts)
     total = confusion.sum()
     if total <= 0:
         return float("nan")
@@ -62,43 +101,72 @@ def weighted_kappa(first: np.ndarray, second: np.ndarray, classes: int, counts: 
     return float("nan") if chance >= CHANCE_IS_ONE else float((observed - chance) / (1 - chance))
 
 
-def kappa(first: Sequence[Hashable], second: Sequence[Hashable]) -> float | None:
-    """Cohen's kappa of two labelings of the same units; None where undefined (no unit, one label on both sides)."""
-    a, b, classes = label_codes(first, second)
-    value = weighted_kappa(a, b, classes) if len(a) else float("nan")
-    return value if np.isfinite(value) else None
+def confusion_counts(
+    first: np.ndarray, second: np.ndarray, classes: int, counts: np.ndarray | None = None
+) -> np.ndarray:
+    """(classes, classes): units with code i on the first side and j on the second (weighted by `counts`)."""
+    weights = np.ones(len(first)) if counts is None else counts
+    found = np.bincount(first * classes + second, weights=weights, minlength=classes * classes)
+    return found.reshape(classes, classes)
 
 
 def label_agreement(
-    first: Sequence[Hashable],
-    second: Sequence[Hashable],
+    reference: Sequence[Hashable],
+    judged: Sequence[Hashable],
+    labels: Sequence[str],
     unit: str = "item",
     level: float = DEFAULT_LEVEL,
-    rounds: int = DEFAULT_ROUNDS,
     seed: int = DEFAULT_SEED,
-) -> LabelAgreement:
-    """Agreement and Cohen's kappa of `first` and `second` (labels of the same units, any hashable labels)."""
-    a, b, classes = label_codes(first, second)
-    n = len(a)
+) -> Agreement:
+    """Agreement and Cohen's kappa of `judged` with `reference` (labels of the same units, each in `labels`)."""
+    if len(reference) != len(judged):
+        raise ValueError(f"the two labelings must label the same units ({len(reference)} and {len(judged)} labels)")
+    a, b = label_codes(reference, labels, "reference"), label_codes(judged, labels, "judged")
+    classes, n = len(labels), len(a)
+    table = tuple(tuple(int(x) for x in row) for row in confusion_counts(a, b, classes))
+    common = {"labels": tuple(labels), "n": n, "confusion": table, "seed": seed}
     if n == 0:
-        return LabelAgreement(0, None, None, None, None, {"agreement": f"no {unit}", "kappa": f"no {unit}"})
+        return made(common, None, None, (None, None), dict.fromkeys(FIGURES, f"no {unit}"))
     matches = (a == b).astype(float)
-    reasons: dict[str, str] = {}
-    agreed = share_interval(matches, level)
-    if agreed is None:
-        reasons["agreement"] = f"one {unit}: no interval"
-    value = weighted_kappa(a, b, classes)
+    point, value = float(matches.mean()), weighted_kappa(a, b, classes)
     if not np.isfinite(value):
-        reasons["kappa"] = "a single label on both sides: kappa is undefined (chance agreement is 1)"
-        return LabelAgreement(n, float(matches.mean()), None, agreed, None, reasons)
-    spread, why = kappa_interval(a, b, classes, unit, level, rounds, seed)
-    if why is not None:
-        reasons["kappa"] = why
-    return LabelAgreement(n, float(matches.mean()), value, agreed, spread, reasons)
+        return made(common, point, None, (None, None), one_label(labels[int(a[0])], n, unit))
+    agreed = share_interval(matches, level)
+    spread, why = kappa_interval(a, b, classes, unit, level, seed)
+    reasons = {"agreement": f"one {unit}: no interval"} if agreed is None else {}
+    return made(common, point, value, (agreed, spread), reasons | ({"cohen_kappa": why} if why else {}))
+
+
+def made(
+    common: dict[str, Any],
+    point: float | None,
+    kappa: float | None,
+    spans: tuple[Interval | None, Interval | None],
+    reasons: dict[str, str],
+) -> Agreement:
+    return Agreement(
+        **common,
+        agreement=point,
+        cohen_kappa=kappa,
+        agreement_interval=spans[0],
+        kappa_interval=spans[1],
+        reasons=reasons,
+    )
+
+
+def one_label(label: str, n: int, unit: str) -> dict[str, str]:
+    """Why neither figure has an interval where every label on both sides is `label`."""
+    if n < 2:
+        return {"agreement": f"one {unit}: no interval", "cohen_kappa": f"one {unit}: kappa is undefined"}
+    return {
+        "agreement": f"every label on both sides is {label!r} ({n} {unit}s): the two cannot disagree, so the agreement "
+        "says nothing of how they tell labels apart; no interval",
+        "cohen_kappa": f"every label on both sides is {label!r}: kappa is undefined (chance agreement is 1)",
+    }
 
 
 def kappa_interval(
-    a: np.ndarray, b: np.ndarray, classes: int, unit: str, level: float, rounds: int, seed: int
+    a: np.ndarray, b: np.ndarray, classes: int, unit: str, level: float, seed: int
 ) -> tuple[Interval | None, str | None]:
     """Kappa's interval in [-1, 1] and, where it has none, why."""
     if len(a) < 2:
@@ -106,7 +174,7 @@ def kappa_interval(
     found = statistic_interval(
         lambda counts: weighted_kappa(a, b, classes, counts),
         Design.simple(len(a), unit=unit),
-        rounds,
+        RESAMPLES,
         seed,
         level,
         CORRELATION_SCALE,
@@ -118,4 +186,4 @@ def kappa_interval(
     return found, None
 
 
-__all__ = ["LabelAgreement", "kappa", "label_agreement", "label_codes", "weighted_kappa"]
+__all__ = ["FIGURES", "RESAMPLES", "Agreement", "confusion_counts", "label_agreement", "weighted_kappa"]

@@ -1,8 +1,10 @@
-"""`longform-eval serve` answers honestly: a served replay file answers the key a request names (`metadata.key`), and a
-backend that fails a request is an HTTP error with the reason (scrubbed of secrets), never a 200 with empty content."""
+"""`longform-eval serve` answers honestly: a served replay file answers the key a request names (`metadata.key`), a
+backend that fails a request (or answers it without a text) is an HTTP error with the reason (scrubbed of secrets),
+never a 200 with empty content, and a body whose Content-Length is not a byte count is refused saying so."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import urllib.error
@@ -11,14 +13,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from longform_eval.inference.backends import serve
+from longform_eval.inference.backends.base import Result
+from longform_eval.inference.cli import main
 from longform_eval.inference.config import ModelSpec
 from longform_eval.inference.secret_values import register_secret
 
-from .conftest import write_replay
+from .conftest import chat_run, write_replay
 
 SECRET = "sk-serve-test-0123456789abcdef"
 
@@ -93,8 +98,6 @@ class Failing:
     def generate(self, requests, config, on_result=None):
         if self.raises:
             raise RuntimeError(f"connection refused (key {SECRET})")
-        from longform_eval.inference.backends.base import Result
-
         return [Result(r.key, "", None, None, None, 0.0, error=f"HTTP 503 with key {SECRET}") for r in requests]
 
     def close(self) -> None:
@@ -136,3 +139,81 @@ def test_a_body_over_the_ceiling_is_refused_unread(replay, monkeypatch):
     with served(replay) as url:
         status, answer = post(url, "chat/completions", chat("row-1") | {"padding": "x" * 200})
     assert status == 413 and "over 100 bytes" in answer["error"]["message"]
+
+
+def post_with_length(url: str, length: str) -> tuple[int, dict[str, Any]]:
+    """Status and JSON body of a chat request whose Content-Length header is `length`, whatever its body."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        connection.putrequest("POST", f"{parts.path}/chat/completions")
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Content-Length", length)
+        connection.endheaders(json.dumps(chat("row-1")).encode())
+        answer = connection.getresponse()
+        return answer.status, json.load(answer)
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("length", ["-5", "-0", "+12", "abc", "1e3", "12 34", ""])
+def test_a_content_length_that_is_not_a_byte_count_is_a_400_saying_so(replay, length):
+    with served(replay) as url:
+        status, answer = post_with_length(url, length)
+        after = post(url, "chat/completions", chat("row-1"))  # a new connection is served as before
+    message = answer["error"]["message"]
+    assert status == 400 and message == f"Content-Length must be a whole number of bytes, got {length!r}"
+    assert after[0] == 200 and after[1]["choices"][0]["message"]["content"] == "the first answer"
+
+
+def test_a_content_length_of_more_digits_than_any_ceiling_is_refused_unread(replay):
+    with served(replay) as url:
+        status, answer = post_with_length(url, "9" * 5000)  # past int()'s digit limit
+    assert status == 413 and f"over {serve.MAX_REQUEST_BYTES} bytes" in answer["error"]["message"]
+
+
+class Textless:
+    """A plug-in that answers the first request it is asked (by key) without a text, every time, and the others."""
+
+    name = "textless:m"
+
+    def __init__(self):
+        self.textless: str | None = None
+
+    def generate(self, requests, config, on_result=None):
+        self.textless = self.textless or requests[0].key
+        return [
+            Result(r.key, None if r.key == self.textless else "an answer", "stop", 1, 2, 0.0)  # type: ignore[arg-type]
+            for r in requests
+        ]
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("route", ["chat/completions", "completions"])
+def test_a_reply_without_a_text_is_a_502_naming_the_request_not_a_200_without_content(monkeypatch, route):
+    monkeypatch.setattr(serve, "create_backend", lambda spec: Textless())
+    body = chat("row-7") if route.startswith("chat") else {"model": "m", "prompt": "go", "metadata": {"key": "row-7"}}
+    with served(ModelSpec(backend="textless", model="m")) as url:
+        status, answer = post(url, route, body)
+    assert status == 502 and "choices" not in answer and answer["error"]["type"] == "backend_error"
+    assert answer["error"]["message"] == "request 'row-7': textless:m answered without a text (text is NoneType)"
+
+
+def test_a_run_against_a_server_answering_one_row_without_a_text_fails_that_call_only(
+    monkeypatch, gpt4o_replays, tmp_path
+):
+    """The run records the one failed generation, naming its sample, and generates, judges and scores the other."""
+    plugin = Textless()
+    monkeypatch.setattr(serve, "create_backend", lambda spec: plugin)
+    _, verdicts = gpt4o_replays
+    out = tmp_path / "run"
+    with served(ModelSpec(backend="textless", model="m")) as url:
+        args = chat_run(2, "openai:m", f"replay:{verdicts}", str(out), "--model-arg", f"base_url={url}")
+        code = main([*args, "--model-arg", "backoff_base=0.01", "--model-arg", "max_attempts=2"])
+    failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    generated = [json.loads(line) for line in (out / "generations.jsonl").read_text().splitlines()]
+    assert code == 1 and [(f["stage"], f["sample_id"]) for f in failures] == [("generate", plugin.textless)]
+    assert "HTTP 502" in failures[0]["error"] and f"request {plugin.textless!r}" in failures[0]["error"]
+    assert [g["sample_id"] for g in generated] != [] and plugin.textless not in {g["sample_id"] for g in generated}

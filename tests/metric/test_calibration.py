@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import ppi_py
 import pytest
+from scipy.special import ndtri, stdtrit
 
 from longform_eval.metric.calibration import (
     Estimate,
-    agreement,
-    agreement_intervals,
     calibrate_overall,
     calibrate_win_rate,
     classical_mean,
@@ -18,6 +17,13 @@ from longform_eval.metric.calibration import (
 )
 from longform_eval.metric.calibration.ppi import mean_variance
 from longform_eval.metric.calibration.simulation import TRUE_WIN_RATE, simulate
+from longform_eval.metric.pairwise.agreement import agreement
+
+
+def t_over_z(df: float, level: float = 0.95) -> float:
+    """How much wider our t quantile is than ppi-python's normal one."""
+    tail = (1 + level) / 2
+    return float(stdtrit(df, tail) / ndtri(tail))
 
 
 def iid_sample(seed: int, n: int = 300, big_n: int = 3000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -35,8 +41,10 @@ def test_with_a_given_lam_the_estimate_and_interval_are_ppi_pythons(lam):
     theirs = float(ppi_py.ppi_mean_pointestimate(y, f, rest, lam=lam)[0])
     low, high = ppi_py.ppi_mean_ci(y, f, rest, alpha=0.05, lam=lam)
     assert ours.estimate == pytest.approx(theirs, rel=1e-12)
-    # ppi-python's standard deviations divide by n, ours by n - 1: the widths differ by at most that factor
-    assert (ours.high - ours.low) / float(high[0] - low[0]) == pytest.approx(1.0, abs=1 / len(y))
+    # ppi-python's standard deviations divide by n, ours by n - 1, and its quantile is the normal one, ours Student's t
+    # at the labels' Welch-Satterthwaite df: the widths differ by at most those factors
+    ratio = (ours.high - ours.low) / float(high[0] - low[0])
+    assert 1.0 - 1 / len(y) <= ratio / t_over_z(ours.df) <= 1.0 + 1 / len(y)
     assert ours.low == pytest.approx(float(low[0]), abs=0.01) and ours.high == pytest.approx(float(high[0]), abs=0.01)
 
 
@@ -49,9 +57,11 @@ def test_the_tuned_lam_gives_ppi_pythons_tuned_interval(seed):
     width = float(high[0] - low[0])
     assert 0 < ours.lam < 1
     assert ours.estimate == pytest.approx(theirs, rel=1e-9)  # the same lam
-    # the same interval but for ppi-python's standard deviations over n where ours are over n - 1
-    assert ours.low == pytest.approx(float(low[0]), abs=0.005 * width)
-    assert ours.high == pytest.approx(float(high[0]), abs=0.005 * width)
+    # the same interval but for ppi-python's standard deviations over n where ours are over n - 1, and its normal
+    # quantile where ours is Student's t (at 300 labels 0.4% wider at 90%)
+    centre = (ours.low + ours.high) / 2
+    assert centre == pytest.approx(float(low[0] + high[0]) / 2, abs=1e-9)
+    assert (ours.high - ours.low) / t_over_z(ours.df, 0.9) == pytest.approx(width, rel=0.005)
 
 
 def test_an_uninformative_judge_gets_lam_near_zero_and_the_human_interval():
@@ -130,11 +140,9 @@ def test_agreement_intervals_hold_the_figures():
     sim = simulate(n_items=400, n_human=150, seed=9)
     human = list(sim.human.values())
     judge = [sim.judge[item] for item in sim.human]
-    point = agreement(human, judge)
-    found = agreement_intervals(human, judge, seed=1)
-    assert found["agreement"][0] <= point.agreement <= found["agreement"][1]
-    assert found["kappa"][0] <= point.kappa <= found["kappa"][1]
-    assert agreement_intervals(["A"] * 5, ["A"] * 5)["kappa"] is None
+    found = agreement(human, judge, labels=4, seed=1)
+    assert found.agreement_interval.contains(found.agreement) and found.kappa_interval.contains(found.cohen_kappa)
+    assert agreement(["A"] * 5, ["A"] * 5, labels=4).kappa_interval is None
 
 
 def test_kappa_is_sklearns():
@@ -142,4 +150,4 @@ def test_kappa_is_sklearns():
 
     sim = simulate(n_items=300, n_human=120, seed=10)
     human, judge = list(sim.human.values()), [sim.judge[item] for item in sim.human]
-    assert agreement(human, judge).kappa == pytest.approx(cohen_kappa_score(human, judge), rel=1e-12)
+    assert agreement(human, judge, labels=4).cohen_kappa == pytest.approx(cohen_kappa_score(human, judge), rel=1e-12)

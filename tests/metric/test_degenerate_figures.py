@@ -7,21 +7,20 @@ import numpy as np
 import pytest
 
 from longform_eval.metric.calibration import calibrate_overall, calibrate_win_rate, classical_mean, ppi_mean
-from longform_eval.metric.calibration.agreement import agreement_intervals
 from longform_eval.metric.calibration.row_agreement import row_agreement
 from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcategory
 from longform_eval.metric.pairwise import Battle, Outcome, bradley_terry, elo_ratings
+from longform_eval.metric.pairwise.agreement import agreement, judge_agreement
 from longform_eval.metric.pairwise.agreement_intervals import annotator_agreement, rate_interval
 from longform_eval.metric.pairwise.elo_intervals import elo_intervals
 from longform_eval.metric.pairwise.ratings import MIN_BATTLES
 from longform_eval.metric.uncertainty import Design, intervals, mean
 from longform_eval.metric.uncertainty.bounded import share_interval, wilson_bounds
-from longform_eval.metric.uncertainty.label_agreement import label_agreement
 
 
 def test_agreement_on_three_items_stays_in_zero_one():
     """`judge-agreement --limit 3` printed 0.333 [-1.101, 1.768]: a share's interval is Wilson's, inside [0, 1]."""
-    found = label_agreement(["A", "B", "tie"], ["A", "tie", "B"])
+    found = agreement(["A", "B", "tie"], ["A", "tie", "B"], labels=3)
     spread = found.agreement_interval
     assert found.agreement == pytest.approx(1 / 3)
     assert 0 < spread.low < 1 / 3 < spread.high < 1
@@ -37,7 +36,7 @@ def test_kappa_on_twelve_items_stays_in_minus_one_one():
     """`--limit 12` printed a kappa interval [-0.083, 1.226]."""
     judged = ["A", "A", "B", "B", "tie", "A", "B", "A", "tie", "B", "A", "B"]
     human = ["A", "A", "B", "B", "tie", "A", "B", "A", "tie", "B", "A", "tie"]
-    spread = label_agreement(human, judged).kappa_interval
+    spread = agreement(human, judged, labels=3).kappa_interval
     assert -1 <= spread.low < spread.point < spread.high <= 1 and spread.clipped
 
 
@@ -45,10 +44,17 @@ def test_one_implementation_gives_calibrate_and_judge_agreement_the_same_figures
     rng = np.random.default_rng(3)
     human = list(rng.choice(["A", "B", "equally_good", "equally_bad"], 80))
     judge = [h if rng.random() < 0.7 else "A" for h in human]
-    shared = label_agreement(human, judge, unit="label")
-    spans = agreement_intervals(human, judge)
-    assert spans["agreement"] == [shared.agreement_interval.low, shared.agreement_interval.high]
-    assert spans["kappa"] == [shared.kappa_interval.low, shared.kappa_interval.high]
+    shared = agreement(human, judge, labels=4, unit="label")
+    calibrated = calibrate_win_rate(
+        {f"q{i}": j for i, j in enumerate(judge)}, [(f"q{i}", h) for i, h in enumerate(human)]
+    )
+    judged = judge_agreement(dict(enumerate(map(Outcome, judge))), dict(enumerate(human)), labels=4)
+    for other in (calibrated.agreement, judged):
+        assert (other.agreement, other.cohen_kappa) == (shared.agreement, shared.cohen_kappa)
+        assert (other.kappa_interval.low, other.kappa_interval.high) == (
+            shared.kappa_interval.low,
+            shared.kappa_interval.high,
+        )
 
 
 def half_marks(rows: int = 40) -> tuple[dict[str, tuple[str, float]], list[tuple[str, float]]]:
@@ -132,10 +138,10 @@ def test_bradley_terry_below_the_minimum_battles_is_unranked_without_an_interval
 def test_elo_has_a_bootstrap_interval_from_the_minimum_battles():
     rng = np.random.default_rng(2)
     battles = [Battle("x", "y", Outcome.A if rng.random() < 0.7 else Outcome.B) for _ in range(200)]
-    battles += [Battle("y", "z", Outcome.A)] * 3
+    battles += [Battle("y", "z", Outcome.A), Battle("y", "z", Outcome.B)] * 6  # z won and lost: a finite BT fit
     point, spans = elo_ratings(battles), elo_intervals(battles, bootstrap=200)
     assert spans.lower["x"] < point["x"] < spans.upper["x"] and spans.lower["y"] < point["y"] < spans.upper["y"]
-    assert spans.lower["z"] is None and "3 battles" in spans.reasons["z"]
+    assert spans.lower["z"] is None and "12 battles" in spans.reasons["z"]
     assert elo_intervals(battles, bootstrap=200) == spans  # seeded
 
 
@@ -143,9 +149,9 @@ def test_human_human_agreement_has_an_interval_over_items():
     rng = np.random.default_rng(5)
     truth = {f"q{i}": rng.choice(["A", "B"]) for i in range(60)}
     labels = {name: {q: t if rng.random() < 0.85 else "tie" for q, t in truth.items()} for name in ("a", "b", "c")}
-    point, spread = annotator_agreement(labels)
-    assert 0.5 < point < 1 and 0 <= spread.low < point < spread.high <= 1 and spread.n == 60
-    assert annotator_agreement({"a": {"q1": "A"}, "b": {"q2": "B"}}) == (None, None)
+    point, spread, why = annotator_agreement(labels)
+    assert 0.5 < point < 1 and 0 <= spread.low < point < spread.high <= 1 and spread.n == 60 and why is None
+    assert annotator_agreement({"a": {"q1": "A"}, "b": {"q2": "B"}}) == (None, None, "no item has two annotators")
 
 
 def test_a_rate_without_spread_keeps_no_interval_and_a_zero_one_share_keeps_wilsons():

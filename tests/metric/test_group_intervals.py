@@ -10,14 +10,11 @@ from sklearn.metrics import cohen_kappa_score
 
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, judge_agreement, majority
-from longform_eval.metric.pairwise.agreement_intervals import (
-    agreement_intervals,
-    compared_pairs,
-    rate_interval,
-    weighted_kappa,
-)
+from longform_eval.metric.pairwise.agreement import agreement
+from longform_eval.metric.pairwise.agreement_intervals import rate_interval
 from longform_eval.metric.uncertainty import mean
 from longform_eval.metric.uncertainty.groups import as_dicts, group_intervals, group_method
+from longform_eval.metric.uncertainty.label_agreement import weighted_kappa
 
 HUMAN = {0: "tie", 1: "A", 2: "B"}
 LABELS = {"1": Outcome.A, "2": Outcome.B, "0": Outcome.EQUALLY_GOOD, "Tie": Outcome.EQUALLY_BAD}
@@ -35,26 +32,27 @@ def gpt_against_humans(shared_data):
 
 def test_agreement_intervals_hold_the_released_figures_and_narrow_with_more_items(gpt_against_humans):
     judge, humans = gpt_against_humans
-    judged, expected = compared_pairs(judge, humans)
-    result = judge_agreement(judge, humans)
+    result = judge_agreement(judge, humans, labels=3)
+    pairs = [(humans[k], judge[k]) for k in humans if humans[k] is not None and not isinstance(judge[k], Unscored)]
+    expected, judged = [h for h, _ in pairs], [j for _, j in pairs]
     assert len(judged) == result.n
-    assert weighted_kappa(judged, expected, np.ones(len(judged))) == pytest.approx(result.cohen_kappa)
-    found = agreement_intervals(judged, expected)
-    assert found["agreement"].point == pytest.approx(result.agreement) and found["agreement"].contains(result.agreement)
-    assert found["cohen_kappa"].contains(result.cohen_kappa) and found["cohen_kappa"].n == result.n
-    few = agreement_intervals(judged[:100], expected[:100])
-    for name in ("agreement", "cohen_kappa"):
-        assert few[name].width > found[name].width > 0
-    assert agreement_intervals(judged[:1], expected[:1]) == {"agreement": None, "cohen_kappa": None}
-    assert agreement_intervals(judged[:0], expected[:0]) == {"agreement": None, "cohen_kappa": None}
+    found = result.agreement_interval, result.kappa_interval
+    assert found[0].point == pytest.approx(result.agreement) and found[0].contains(result.agreement)
+    assert found[1].contains(result.cohen_kappa) and found[1].n == result.n
+    few = agreement(expected[:100], judged[:100], labels=3)
+    for mine, theirs in zip((few.agreement_interval, few.kappa_interval), found, strict=True):
+        assert mine.width > theirs.width > 0
+    one, none = agreement(expected[:1], judged[:1], labels=3), agreement([], [], labels=3)
+    assert (one.agreement_interval, one.kappa_interval) == (None, None) and one.reasons
+    assert (none.agreement, none.cohen_kappa, none.reasons["agreement"]) == (None, None, "no item")
 
 
 def test_weighted_kappa_counts_an_item_drawn_twice_as_two_items():
     judged, expected = np.array([0, 1, 2, 2, 0]), np.array([0, 1, 1, 2, 2])
     counts = np.array([2, 0, 1, 3, 1])
     repeated = (np.repeat(judged, counts), np.repeat(expected, counts))
-    assert weighted_kappa(judged, expected, counts) == pytest.approx(cohen_kappa_score(*repeated, labels=[0, 1, 2]))
-    assert np.isnan(weighted_kappa(np.array([0, 0]), np.array([0, 0]), np.ones(2)))  # one label: undefined
+    assert weighted_kappa(judged, expected, 3, counts) == pytest.approx(cohen_kappa_score(*repeated, labels=[0, 1, 2]))
+    assert np.isnan(weighted_kappa(np.array([0, 0]), np.array([0, 0]), 3, np.ones(2)))  # one label: undefined
 
 
 def test_a_group_of_one_unit_has_no_interval_and_the_same_seed_gives_the_same_one():

@@ -106,7 +106,11 @@ def test_an_interval_stays_on_the_scale_without_being_clipped():
     assert -300 < found.low < found.point < found.high < 100 and not found.clipped
     assert "clipped" not in found.to_dict()
     at_the_top = interval(affine(mean(np.array([100.0, 100.0, 100.0])), 4, -300), Design.simple(3), bounds=SCALE)
-    assert at_the_top is None  # every prompt at 100: no spread, no interval
+    # every prompt at 100: no spread, yet 3 of 3 is no certainty: Wilson's one-sided bound, mapped onto the scale
+    assert (at_the_top.low, at_the_top.point, at_the_top.high) == pytest.approx(
+        (-300 + 400 * 3 / (3 + 1.96**2), 100, 100), abs=0.05
+    )
+    assert interval(affine(mean(np.array([100.0, 100.0, 100.0])), 4, -300), Design.simple(3)) is None  # no scale
 
 
 def test_the_variance_split_and_the_interval_have_one_se():

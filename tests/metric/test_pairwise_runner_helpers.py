@@ -44,7 +44,7 @@ def test_judge_agreement_against_the_pandalm_human_majority(shared_data):
     humans = {str(x["idx"]): majority([HUMAN[x[f"annotator{i}"]] for i in (1, 2, 3)]) for x in items}
     labels = {"1": A, "2": B, "0": EG, "Tie": EB}
     judge = {str(g["idx"]): labels.get(g["gpt_result"], Unscored(g["gpt_result"])) for g in gpt}
-    result = judge_agreement(judge, humans)
+    result = judge_agreement(judge, humans, labels=3)
     pairs = [
         (three_way(judge[k]), h) for k, h in humans.items() if h is not None and not isinstance(judge[k], Unscored)
     ]
@@ -57,7 +57,7 @@ def test_judge_agreement_against_the_pandalm_human_majority(shared_data):
 
 
 def test_judge_agreement_with_nothing_to_compare():
-    result = judge_agreement({"x": Unscored("no verdict")}, {"x": "A", "y": None})
+    result = judge_agreement({"x": Unscored("no verdict")}, {"x": "A", "y": None}, labels=3)
     assert (result.n, result.n_unscored, result.n_no_reference, result.agreement, result.cohen_kappa) == (
         0,
         1,
@@ -65,7 +65,7 @@ def test_judge_agreement_with_nothing_to_compare():
         None,
         None,
     )
-    assert result.confusion == [[0, 0, 0]] * 3
+    assert result.confusion == ((0, 0, 0),) * 3 and result.label_set == "3 labels: A, B, tie"
 
 
 @pytest.mark.parametrize(

@@ -41,9 +41,11 @@ def test_calibrated_interval_covers_the_human_truth_where_the_judge_alone_does_n
     assert ppi["high"] - ppi["low"] < human["high"] - human["low"]  # the judge's labels help
     assert (ppi["n_human"], ppi["n_judge"], judge["n_judge"]) == (100, 2000, 2000)
     assert 0 < ppi["lam"] < 1
-    assert figure["agreement"]["n"] == 100 and 0 < figure["agreement"]["kappa"] < 1
+    assert figure["agreement"]["n"] == 100 and 0 < figure["agreement"]["cohen_kappa"] < 1
+    assert figure["agreement"]["label_set"] == "4 labels: A, B, equally_good, equally_bad"
     out = capsys.readouterr().out
     assert "calibrated (PPI++)" in out and "judge only" in out and "Cohen's kappa" in out
+    assert "matched labels (4 labels: A, B, equally_good, equally_bad)" in out
 
 
 def test_a_label_shown_the_other_way_round_counts_the_same(tmp_path, biased_run, simulated):

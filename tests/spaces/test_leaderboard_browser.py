@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from longform_eval.inference.cli import main
+from longform_eval.metric.uncertainty.label_agreement import RESAMPLES
 from longform_eval.spaces.board_text import ARENA_HEADERS
-from longform_eval.spaces.standings import AGREEMENT_ROUNDS, MIN_CALIBRATION_VOTES, MIN_VOTES
+from longform_eval.spaces.standings import LABEL_SET, MIN_CALIBRATION_VOTES, MIN_VOTES
 from longform_eval.spaces.storage import VoteStore
 
 from .judged_runs import REFERENCE, judged_run, questions, vote_on_run
@@ -93,12 +94,16 @@ def test_browser_leaderboard_of_the_staged_space_shows_ranks_intervals_the_vote_
     wait_for(lambda: "replay:A" in text_of(browser, "#arena-table"))
     summary = text_of(browser, "#leaderboard-summary")
     assert f"({2 * VOTED} with an LLM-judge verdict)" in summary
-    assert re.search(rf"human-judge: {PERCENT} \(Cohen's kappa {KAPPA.pattern}\)", summary), summary
+    assert re.search(rf"human-judge: {PERCENT} \(Cohen's kappa {KAPPA.pattern}; both on {LABEL_SET}\)", summary), (
+        summary
+    )
     note, table = text_of(browser, "#arena-note"), text_of(browser, "#arena-table")
     assert f"at least {MIN_VOTES} human votes" in note and f"{MIN_CALIBRATION_VOTES} votes with a judge verdict" in note
-    assert "Wilson's score interval" in note and f"bootstrap SE over {AGREEMENT_ROUNDS} resamples" in note
+    assert (
+        "Wilson's score interval" in note and f"bootstrap SE over {RESAMPLES} resamples" in note and LABEL_SET in note
+    )
     assert "rank range" in table and "calibrated win rate (PPI++)" in table and "judge win rate" in table
-    assert "judge-human agreement [95% CI]" in table and "Cohen's kappa [95% CI]" in table
+    assert "judge-human agreement (4 labels) [95% CI]" in table and "Cohen's kappa (4 labels) [95% CI]" in table
     names = ["replay:A · tencentllmeval:en", "replay:B · tencentllmeval:en", f"{REFERENCE} · tencentllmeval:en"]
     assert all(name in table for name in names) and "/tmp" not in table  # named by model and benchmark, no path
     rows = table_rows(table, ARENA_HEADERS)

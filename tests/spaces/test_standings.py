@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from longform_eval.metric.calibration import agreement_intervals, ppi_mean
+from longform_eval.metric.calibration import ppi_mean
+from longform_eval.metric.pairwise.agreement import agreement
 from longform_eval.spaces.app import build_app
 from longform_eval.spaces.arena import Arena
 from longform_eval.spaces.board_text import ARENA_HEADERS, NO_JUDGE, NO_RUN_SCORES, NO_VOTES, arena_cells
@@ -21,7 +22,6 @@ from longform_eval.spaces.leaderboard import compute_board
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.run_names import judged_pairs, model_name, named, run_name
 from longform_eval.spaces.standings import (
-    AGREEMENT_ROUNDS,
     MIN_CALIBRATION_VOTES,
     MIN_VOTES,
     SEED,
@@ -101,11 +101,15 @@ def test_the_judge_beside_the_humans_agreement_and_kappa():
     assert "Cohen's kappa" in compute_board(votes, bootstrap=10).summary
 
 
-def test_agreement_and_kappa_carry_the_calibration_packages_seeded_intervals():
+def test_agreement_and_kappa_carry_the_packages_one_agreement_and_its_seeded_intervals():
     flips = {"A": "B", "B": "A"}
     votes = votes_between({("m1", "m2"): 0.7}, 60, judge=lambda o, rng: o if rng.random() < 0.7 else flips[o])
     human, judge = [v.outcome for v in votes], [v.judge_outcome for v in votes]
-    expected = agreement_intervals(human, judge, seed=SEED, resamples=AGREEMENT_ROUNDS)
+    found = agreement(human, judge, labels=4, unit="vote", seed=SEED)  # what calibrate and the metric make
+    expected = {
+        "agreement": [found.agreement_interval.low, found.agreement_interval.high],
+        "kappa": [found.kappa_interval.low, found.kappa_interval.high],
+    }
     rows = {r.model: r for r in standings(votes, rounds=200)}
     for row in rows.values():  # both models are in every vote: the same votes, the same intervals
         assert (row.agreement.low, row.agreement.high) == pytest.approx(tuple(expected["agreement"]), abs=1e-12)
@@ -277,3 +281,35 @@ def test_human_human_agreement_carries_its_interval():
     assert found, summary
     point, low, high = (float(x) for x in found.groups())
     assert low < point < high <= 100
+
+
+def near_the_top() -> tuple[list[Vote], list[JudgedPair]]:
+    """m1 wins 29 of 30 votes (one tie); the judge gives it only two in three of them, and all of its 200 judge-only
+    comparisons: PPI++'s interval reached 1.032."""
+    votes = [
+        Vote("ann", "s", f"hellobench:all/q{n}", "m1", "m2", "sorted", "A" if n else "equally_good", "AB"[n % 3 == 0])
+        for n in range(MIN_CALIBRATION_VOTES)
+    ]
+    return votes, [JudgedPair(f"hellobench:all/r{n}", "m1", "m2", "A") for n in range(200)]
+
+
+def test_the_calibrated_win_rate_stays_on_its_scale():
+    """The Space showed calibrated win rates [0.972, 1.020] and [-0.020, 0.028]."""
+    rows = {r.model: r for r in standings(*near_the_top(), rounds=100, bootstrap=10)}
+    for model, end in (("m1", 1.0), ("m2", 0.0)):
+        found = rows[model].calibrated
+        assert 0.0 <= found.low <= found.estimate <= found.high <= 1.0 and end in (found.low, found.high)
+
+
+def test_a_model_that_won_every_vote_has_wilsons_one_sided_bound_and_elo_no_interval():
+    """20 of 20 votes won had no interval; the Elo column showed `1044 [1044, 1044]` where Bradley-Terry showed none."""
+    shown = {1: ("m1", "m2", "sorted", "A"), 0: ("m2", "m1", "sorted", "B")}  # m1 won, shown as A or as B
+    votes = [Vote("ann", "s", f"hellobench:all/q{n}", *shown[n % 2]) for n in range(MIN_VOTES)]
+    rows = {r.model: r for r in standings(votes, rounds=100, bootstrap=10)}
+    won, lost = rows["m1"].win_rate, rows["m2"].win_rate
+    assert (won.point, won.high) == (1.0, 1.0) and won.low == pytest.approx(20 / (20 + 1.959964**2))
+    assert (lost.low, lost.point) == (0.0, 0.0) and lost.high == pytest.approx(1 - won.low)
+    assert arena_cells([rows["m1"]])[0][4] == "100.0% [83.9, 100.0]"
+    board = compute_board(votes * 2, bootstrap=20)  # 40 battles: enough to be rated, and still a sweep
+    elo = {row[0]: row[2] for row in board.human}
+    assert all(cell.startswith(("1", "9")) and "[no interval: some models never lost" in cell for cell in elo.values())
