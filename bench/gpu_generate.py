@@ -4,7 +4,9 @@ Each measurement runs in a fresh process (raw, ours, raw, ours, ...): it builds 
 random weights (any architecture; `--shape qwen2-7b` edits the config to a Qwen2-7B shape), tokenizes the rows
 with the chat template, and times generation only (model build excluded). "raw" is transformers called directly
 (`model.generate_batch` for continuous batching, or `model.generate` in fixed batches for static); "ours" is
-`HFBackend.generate` with each row's record appended to a JSONL file as it arrives, as the runner does. A separate
+`HFBackend.generate` with each row's record appended to a JSONL file as it arrives, as the runner does; its report
+carries the memory plan of each continuous pass (`plans`, as config.yaml's `engine` records it) and the backend's
+notes (`log`: the plan's one line, passes that failed, rows sent to static batching). A separate
 process measures the device-to-device copy bandwidth, which gives the weight-bandwidth bound:
 `rows in flight x bandwidth / weight bytes` tokens/s (rows in flight = min(rows, --bound-batch)).
 
@@ -99,8 +101,9 @@ def child(args: argparse.Namespace) -> None:
     options = json.loads(args.options)
     synchronize(args.device)
     began = time.perf_counter()
+    plans: list[str] = []
     if args.impl == "ours":
-        tokens, failed, engine, by_engine = run_ours(model, tokenizer, rows, args, options)
+        tokens, failed, engine, by_engine, plans = run_ours(model, tokenizer, rows, args, options)
     else:
         tokens, failed, engine = run_raw(model, tokenizer, rows, args, options)
         by_engine = {engine: len(rows) - failed}
@@ -114,6 +117,7 @@ def child(args: argparse.Namespace) -> None:
         "tokens": tokens,
         "failed": failed,
         "rows_by_engine": by_engine,
+        "plans": plans,
         "seconds": round(seconds, 2),
         "tok_s": round(tokens / seconds, 1),
         "weight_bytes": weights,
@@ -152,7 +156,8 @@ def run_ours(model, tokenizer, rows, args, options):
         results = backend.generate(requests, config, on_result=save)
     failed = sum(1 for r in results if r.error)
     by_engine = Counter(r.extra.get("engine", "?") for r in results if not r.error)
-    return sum(r.completion_tokens or 0 for r in results if not r.error), failed, backend.engine, dict(by_engine)
+    tokens = sum(r.completion_tokens or 0 for r in results if not r.error)
+    return tokens, failed, backend.engine, dict(by_engine), list(backend.plans)
 
 
 def prompt_ids(tokenizer, row) -> list[int]:

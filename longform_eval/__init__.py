@@ -19,6 +19,8 @@ API = (
     "score",
     "import_generations",
     "open_run",
+    "runs",
+    "samples",
     "compare",
     "leaderboard",
     "RunResult",

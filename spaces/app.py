@@ -34,6 +34,7 @@ from longform_eval.spaces.leaderboard_view import leaderboard_components
 from longform_eval.spaces.page_policy import with_page_policy
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.run_folders import run_folders
+from longform_eval.spaces.skipped import named, noted_skips, skipped_markdown
 from longform_eval.spaces.storage import VoteStore
 
 DEFAULT_HOST = "127.0.0.1"
@@ -68,6 +69,7 @@ def build_app(arena: Arena) -> BoundedBlocks:
     groups = ["", *arena.pool.groups()]
     with BoundedBlocks(title="longform-eval arena") as app:
         gr.Markdown(f"{TITLE}\n\n{HOW_TO_VOTE}", elem_id="intro")
+        gr.Markdown(skipped_markdown(arena.skipped), elem_id="skipped-runs", visible=bool(arena.skipped))
         with gr.Tab("Arena") as arena_tab:
             with gr.Row():
                 group = gr.Dropdown(groups, value="", label="task / type (empty = any)")
@@ -160,8 +162,10 @@ def arena_from_settings(
     votes in `db`, and with `votes` kept in that Hub repo too (restored from it first: see `hub_votes`)."""
     if votes is not None:
         require_token(votes)  # before the responses are downloaded: a missing token is said at once
-    folders = run_folders(fetched(runs))
-    pool = ResponsePool.load(folders, released, source, dataset)
+    hub_names: dict[str, str] = {}
+    with noted_skips() as skipped:
+        folders = run_folders(fetched(runs, hub_names))
+        pool = ResponsePool.load(folders, released, source, dataset)
     arena_judge = None
     if judge:
         from longform_eval.spaces.judging import arena_judge as make_judge
@@ -170,16 +174,19 @@ def arena_from_settings(
     store = VoteStore(db)
     if votes is not None:
         keep_votes(store, votes)
-    return Arena(pool, store, arena_judge, folders, seed)
+    return Arena(pool, store, arena_judge, folders, seed, skipped=named(skipped, hub_names))
 
 
-def fetched(runs: Sequence[str | Path]) -> list[Path]:
+def fetched(runs: Sequence[str | Path], names: dict[str, str] | None = None) -> list[Path]:
     """Each entry of `runs` as a local path (an `hf://` entry downloaded); one that cannot be fetched (not of the
-    form, a repo missing or out of reach) is skipped with a warning naming it, as a bad folder is (`run_folders`)."""
+    form, a repo missing or out of reach) is skipped with a warning naming it, as a bad folder is (`run_folders`).
+    `names` gets each downloaded folder's entry, by the folder (the page names a run by its `hf://` entry)."""
     found = []
     for entry in runs:
         try:
             found.append(local_path(entry))
+            if names is not None and str(entry) != str(found[-1]):
+                names[str(found[-1])] = str(entry)
         except (ValueError, OSError) as error:  # huggingface_hub's errors are OSErrors
             warnings.warn(f"{entry}: run folder skipped ({str(error).removeprefix(f'{entry}: ')})", stacklevel=2)
     return found

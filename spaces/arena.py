@@ -31,6 +31,7 @@ from longform_eval.spaces.board_text import NO_JUDGE_CONFIGURED
 from longform_eval.spaces.fields import MAX_FILTER_LENGTH, FieldError, check_id, check_text
 from longform_eval.spaces.pool import ResponsePool
 from longform_eval.spaces.safe_markdown import inert_markdown, inert_text
+from longform_eval.spaces.skipped import skipped_markdown
 from longform_eval.spaces.storage import AlreadyVoted, Vote, VoteStore
 
 MAX_CHECKLISTS = 7
@@ -71,8 +72,10 @@ class Arena:
         runs: Sequence[Path] = (),
         seed: int | None = None,
         judge_seconds: float = JUDGE_SECONDS,
+        skipped: Sequence[str] = (),
     ):
         self.pool = pool
+        self.skipped = tuple(skipped)  # the runs it could not read, each with its reason (`skipped`)
         self.store = store
         self.judge = judge
         self.judge_seconds = judge_seconds
@@ -91,7 +94,7 @@ class Arena:
         except (FieldError, LookupError) as error:
             for name in (*PAIR_FIELDS[1:], "token"):  # the pair shown before is gone from the page: no vote for it
                 state.pop(name, None)
-            return "", "", "", state, f"**{error}**"
+            return "", "", "", state, self.no_pair(error)
         item = self.pool.item(pair.item_id)
         state.update(item_id=pair.item_id, model_a=pair.model_a, model_b=pair.model_b, order=pair.order_shown)
         # this comparison; the store takes one vote per token
@@ -103,6 +106,12 @@ class Arena:
             state,
             ASK,
         )
+
+    def no_pair(self, error: Exception) -> str:
+        """Why no pair is shown: the filter's refusal, or (no pair at all) the runs that could not be read."""
+        if self.pool.pairable or not self.skipped:
+            return f"**{error}**"
+        return f"**{error}.**\n\n{skipped_markdown(self.skipped)}"
 
     def vote(self, label: str, annotator: str | None, state: dict | None) -> str:
         """Store one vote for the comparison in `state` (one insert) and return the reveal; a second vote on the same

@@ -48,7 +48,7 @@ from .board_text import (
 )
 from .board_text import kappa as kappa_text
 from .board_text import rating as rating_text
-from .run_names import RunFile, model_name, read_run_file, run_file_pairs, run_name
+from .run_names import RunFile, display_names, model_name, read_run_file, run_file_pairs, run_name
 from .safe_markdown import inert_text
 from .standings import LABEL_SET, ONE_VOTE, Score, agreement_scores, human_battles, rating_score, standings
 from .storage import OUTCOMES, Vote
@@ -191,8 +191,8 @@ def win_rate_figure(battles: Sequence[Battle], title: str = "human votes") -> Fi
 
 
 def run_scores(files: Sequence[RunFile]) -> list[list]:
-    """One row per run folder with a scores.json: its name (model · benchmark), judge, and its benchmark's own
-    headline figure (`Benchmark.headline`)."""
+    """One row per run folder with a scores.json: its name (model · benchmark), judge (their display names where
+    config.yaml gives them), and its benchmark's own headline figure (`Benchmark.headline`)."""
     rows = []
     for found in files:
         s = found.scores
@@ -202,8 +202,9 @@ def run_scores(files: Sequence[RunFile]) -> list[list]:
             headline, _ = sections_for(create_benchmark(s["benchmark"], s.get("config"))).headline(s)
         except (KeyError, ValueError) as error:
             headline = f"unreadable ({error})"
-        judge = None if s.get("judge") is None else model_name(str(s["judge"]))
-        rows.append([run_name(s), judge, headline, s.get("n_unscored")])
+        model, judge = display_names(found.folder)
+        judge = None if s.get("judge") is None else model_name(judge or str(s["judge"]))
+        rows.append([run_name(s, model), judge, headline, s.get("n_unscored")])
     return rows
 
 

@@ -77,6 +77,8 @@ class ResponsePool:
 
     def random_pair(self, rng: random.Random, group: str | None = None, subgroup: str | None = None) -> Pair:
         candidates = self.items(group, subgroup)
+        if not self.pairable:
+            raise LookupError(f"no question has responses from two models ({len(self.models())} models read)")
         if not candidates:
             raise LookupError("no question with responses from two models matches this filter")
         key = rng.choice(candidates)

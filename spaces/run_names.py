@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.bounded_json import loads_json
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.guarded import DOCUMENT, read_bytes
 from longform_eval.inference.calibration.runs import PAIRWISE, run_labels
 from longform_eval.inference.report.scores_file import load_scores
+from longform_eval.inference.runner.folder import run_labels as folder_labels
 
 from .records import OUTCOMES
 from .standings import JudgedPair
@@ -52,12 +54,22 @@ def named(label: str, benchmarks: Sequence[str]) -> str:
     return " · ".join([model_name(label), ", ".join(benchmarks)]) if benchmarks else model_name(label)
 
 
-def run_name(scores: dict[str, Any]) -> str:
-    """A run folder's name on the leaderboard: its model and benchmark, e.g. 'imported:a · longbench_write:all'."""
+def run_name(scores: dict[str, Any], model: str | None = None) -> str:
+    """A run folder's name on the leaderboard: its model (`model`, its display name, else scores.json's id) and
+    benchmark, e.g. 'GPT-4o · hellobench:chat', 'imported:a · longbench_write:all'."""
     benchmark = str(scores.get("benchmark"))
     if scores.get("config"):
         benchmark = f"{benchmark}:{scores['config']}"
-    return f"{model_name(str(scores.get('model')))} · {benchmark}"
+    return f"{model_name(model or str(scores.get('model')))} · {benchmark}"
+
+
+def display_names(folder: Path) -> tuple[str | None, str | None]:
+    """(model, judge) of a run folder by their display names (`--name`, `--judge-name`), else their ids, as
+    config.yaml has them; (None, None) where it cannot be read (scores.json's ids are then shown)."""
+    try:
+        return folder_labels(folder)
+    except (LongformEvalError, OSError, ValueError):
+        return None, None
 
 
 def unchecked_scores(folder: Path) -> dict[str, Any] | None:

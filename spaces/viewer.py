@@ -19,6 +19,7 @@ from longform_eval.metric.space_serving import BoundedBlocks
 
 from .fields import MAX_SEARCH_LENGTH, FieldError, check_text
 from .safe_markdown import inert_markdown, inert_text
+from .skipped import named, noted_skips, skipped_markdown
 from .viewer_rows import ALL, ORDERS, ViewRow, ViewRun, paired_row, read_view_runs, select_rows
 
 TITLE = "# longform-eval view: answers and their verdicts"
@@ -197,11 +198,12 @@ def detail_column(suffix: str) -> list[gr.components.Component]:
     ]
 
 
-def build_viewer(runs: Sequence[ViewRun]) -> BoundedBlocks:
+def build_viewer(runs: Sequence[ViewRun], skipped: Sequence[str] = ()) -> BoundedBlocks:
+    """The viewer's page over `runs`; `skipped`: the runs it could not read, named with their reasons."""
     viewer = Viewer(runs)
     names = viewer.names
     with BoundedBlocks(title="longform-eval view") as app:
-        gr.Markdown(f"{TITLE}\n\n{summary(runs)}", elem_id="viewer-summary")
+        gr.Markdown(f"{TITLE}\n\n{summary(runs)}\n\n{skipped_markdown(skipped)}", elem_id="viewer-summary")
         with gr.Row():
             run_a = gr.Dropdown(names, value=names[0], label="run", elem_id="run-a")
             run_b = gr.Dropdown([NONE, *names], value=NONE, label="side by side with", elem_id="run-b")
@@ -248,7 +250,9 @@ def main(settings: dict[str, Any]) -> None:
     from .app import fetched, launch
 
     entries = [str(entry) for entry in settings.get("runs") or ()]
-    runs = read_view_runs(fetched(entries))
+    hub_names: dict[str, str] = {}
+    with noted_skips() as skipped:
+        runs = read_view_runs(fetched(entries, hub_names))
     if not runs:
         raise ValueError(NO_RUNS.format(", ".join(entries) or "(none given)"))
-    launch(build_viewer(runs), settings)
+    launch(build_viewer(runs, named(skipped, hub_names)), settings)

@@ -1,10 +1,11 @@
 """The Python API (docs/python-api.md): `run`, the stages `generate`, `judge` and `score`, `import_generations`,
-`open_run`, `compare` and `leaderboard`.
+`open_run`, `runs`, `samples`, `compare` and `leaderboard`.
 
 Every setting is checked before any folder is touched; a refused one is a `ConfigError` whose `field` names it."""
 
 from longform_eval.common.errors import ConfigError
 
+from . import many
 from .config_build import build_config
 from .imports import import_generations
 from .leaderboard import Leaderboard, leaderboard
@@ -12,6 +13,9 @@ from .result import RunResult
 from .runs import Comparison, Comparisons, compare, open_run
 from .settings import RunSettings
 from .stages import generate, judge, run, score
+
+# after `.runs` is imported: the package's `runs` is the function, not the submodule of that name
+runs, samples = many.runs, many.samples
 
 __all__ = [
     "Comparison",
@@ -28,5 +32,7 @@ __all__ = [
     "leaderboard",
     "open_run",
     "run",
+    "runs",
+    "samples",
     "score",
 ]

@@ -55,13 +55,13 @@ def folder_argument(field: str, value: object) -> Path:
     return Path(path_argument(field, value))  # type: ignore[arg-type]
 
 
-def run_list(runs: object, result: type) -> list[Any]:
-    """`compare`'s runs as a list: one folder, hf:// path or `result` (a RunResult) given alone is one run (an hf://
-    path may hold several), never a string walked letter by letter."""
+def run_list(runs: object, result: type, field: str = "runs") -> list[Any]:
+    """`compare`'s runs (or another list of runs, `field`) as a list: one folder, hf:// path or `result` (a RunResult)
+    given alone is one run (an hf:// path may hold several), never a string walked letter by letter."""
     if isinstance(runs, (str, os.PathLike, result)):
         return [runs]
     if isinstance(runs, (bytes, dict)) or not isinstance(runs, Iterable):
-        raise refused("runs", f"expected a list of run folders, hf:// paths or RunResults, got {kind_of(runs)}")
+        raise refused(field, f"expected a list of run folders, hf:// paths or RunResults, got {kind_of(runs)}")
     return list(runs)
 
 

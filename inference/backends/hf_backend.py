@@ -5,17 +5,18 @@ merges the records; this class only generates what it is given, on the process's
 
 Engines (`engine=auto|continuous|static`): `auto` uses transformers' continuous batching on CUDA when the installed
 version offers it and it can honour the generation settings (see `hf_continuous`), and static batching otherwise;
-the reason for static batching is printed, and `self.engine` says which engine ran (each Result's
-`extra["engine"]`, which the runner records in config.yaml). On CUDA the first continuous pass uses CUDA graphs
-(`cuda_graph=None`; measured 2x on decode). A pass the engine fails as a whole is followed by one without the
-longest prompts, the third without graphs (`hf_continuous.PassSchedule`); the rows no pass finished run on the static
-path, and only a row that fails there too comes back as an error Result. `batch_size=auto` (static batching) fits
-the batch to free GPU memory; on CPU it is 4. `kv_memory` caps the continuous engine's cache (share of free memory).
+the reason for static batching is printed, and `self.engine` says which engine ran. Before the first continuous
+step a memory plan (`memory_plan`, `hf_passes`) sizes the engine's KV cache, its prefill chunk and CUDA graphs from
+the model, the rows and the free memory; it is printed in one line and each Result's `extra["engine"]` names it
+(the runner records it in config.yaml). Rows too long for any plan go to static batching, named before the run. A
+pass that runs out of memory is followed by one that retries the rows in flight with a smaller plan; the rows no pass
+finished run on the static path, and only a row that fails there too comes back as an error Result.
+`batch_size=auto` (static batching) fits the batch to free GPU memory; on CPU it is 4. `kv_memory` caps the
+continuous engine's cache (share of free memory; never below the longest row), `cuda_graph` decides the graphs.
 """
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
@@ -69,6 +70,7 @@ class HFBackend:
         self.cuda_graph = cuda_graph
         self.kv_memory = kv_memory  # share of free GPU memory for the continuous engine's cache (None: its own)
         self.engine: str | None = None  # the engine of the last generate call: continuous or static
+        self.plans: list[str] = []  # the memory plan of each continuous pass (as config.yaml records it)
         self.grammar = None  # a GrammarCompiler, made on the first request that carries a JSON schema
         options: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if gguf_file:
@@ -94,6 +96,7 @@ class HFBackend:
         backend.cuda_graph = options.get("cuda_graph")
         backend.kv_memory = options.get("kv_memory")
         backend.engine = None
+        backend.plans = []
         backend.grammar = None
         backend.tokenizer, backend.model, backend.device = tokenizer, model.eval(), device
         return backend
@@ -135,47 +138,39 @@ class HFBackend:
             console.print(f"hf: static batching: {why}", style="yellow", markup=False)
         for result in self.generate_static(todo, ids, config, on_result):
             done[result.key] = result
-        if engine == "continuous" and not any(r.extra.get("engine") == "continuous" for r in done.values()):
+        continuous = any(str(r.extra.get("engine", "")).startswith("continuous") for r in done.values())
+        if engine == "continuous" and not continuous:
             self.engine = "static"  # every row ended on the static path
         return [done[r.key] for r in requests]
 
     # ----- continuous batching ---------------------------------------------------------------------------
     def generate_continuous(self, requests, ids, config, on_result) -> list[Result]:
-        """Continuous passes as `PassSchedule` plans them; the rows they do not finish are left to the caller."""
-        from rich.markup import escape
+        """Continuous passes, planned before the first (`hf_passes`); the rows they do not finish are the caller's."""
+        from .hf_passes import run_passes
 
-        from ..progress import console
-        from .hf_continuous import ContinuousRun, PassSchedule, engine_generation_config
+        return run_passes(self, requests, ids, config, on_result)
 
-        generation = engine_generation_config(self.model, config, self.tokenizer)
-        schedule = PassSchedule(cuda_graph=self.cuda_graph, on_cuda=str(self.device).startswith("cuda"))
-        todo = {r.key: ids[r.key] for r in requests}
-        results: list[Result] = []
-        while taken := schedule.rows(todo):
-            cuda_graph = schedule.graphs()
-            start = functools.partial(self.start_manager, config=config, cuda_graph=cuda_graph)
-            run = ContinuousRun(self.tokenizer, generation, config, start)
-            finished, failed = run.run(taken, on_result)
-            results.extend(finished)
-            for result in finished:
-                del todo[result.key]
-            if failed:
-                console.print(
-                    f"[yellow]hf: continuous batching ({cuda_graph=}) failed {len(failed)} of {len(taken)} row(s), "
-                    f"e.g. {escape(run.errors[failed[0]])}"
-                )
-            schedule.record(taken, failed, run.engine_errors)
-            if schedule.notes and not schedule.finished:
-                console.print(f"[yellow]hf: {escape(schedule.notes[-1])}")
-        return results
-
-    def start_manager(self, generation_config: Any, prompts: list, config: GenerationConfig, cuda_graph=None):
-        """A started continuous-batching manager (tests replace this with an engine double)."""
+    def start_manager(
+        self, generation_config: Any, prompts: list, config: GenerationConfig, plan=None, cuda_graph=None
+    ):
+        """A started continuous-batching manager sized by `plan` (tests replace this with an engine double)."""
         from .hf_continuous import start_manager
 
+        share = None if plan is not None else self.kv_memory  # a plan caps the cache by kv_memory itself
         return start_manager(
-            self.model, generation_config, prompts, config, use_cuda_graph=cuda_graph, max_memory_percent=self.kv_memory
+            self.model, generation_config, prompts, config, plan, use_cuda_graph=cuda_graph, max_memory_percent=share
         )
+
+    def free_memory(self) -> int | None:
+        """Free bytes on the device the plan may use (tests give a budget of their own)."""
+        from .hf_passes import available_memory
+
+        return available_memory(str(self.device))
+
+    def model_shape(self):
+        from .hf_passes import model_shape
+
+        return model_shape(self.model)
 
     # ----- static batching -------------------------------------------------------------------------------
     def generate_static(self, requests, ids, config, on_result) -> list[Result]:

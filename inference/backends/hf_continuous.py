@@ -6,23 +6,28 @@ token limit, is not a finished generation; its key is returned so that the calle
 
 One error inside the engine's loop fails every row still pending (transformers' `_handle_critical_error`): on an
 H100 one out-of-memory error took all 256 rows of a pass with it. So rows go in longest prompt first (such an
-error shows in the first steps, when little is lost), and `PassSchedule` decides what the next pass takes.
+error shows in the first steps, when little is lost); `hf_passes` plans the engine's memory before the first pass
+(`memory_plan`) and decides what each next pass takes.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
+import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import GenerationConfig
 from .base import OnResult, Result
 from .hf_batching import release_memory, sampling_options
+from .memory_plan import PAGE, MemoryPlan
 
 POLL_SECONDS = 1.0
-MAX_PASSES = 3  # continuous passes before the rows left go to static batching
+# The engine checks its own estimate of a plan against this share of free memory; the plan uses less (MARGIN) and
+# counts more (the MLP, the graphs' pools), so the check passes whenever the plan fits.
+ENGINE_MEMORY_SHARE = 0.95
 
 
 def continuous_support(model: Any, config: GenerationConfig) -> str | None:
@@ -61,11 +66,48 @@ def eos_ids(generation_config: Any) -> set[int]:
     return set() if eos is None else {int(eos)} if isinstance(eos, int) else {int(e) for e in eos}
 
 
-def start_manager(model: Any, generation_config: Any, prompts: Sequence[list[int]], config: GenerationConfig, **cb):
-    """A started manager sized for these prompts; `cb` are `ContinuousBatchingConfig` fields (None: its default)."""
+def engine_fields() -> dict[str, inspect.Parameter]:
+    """The fields of the installed transformers' `ContinuousBatchingConfig`."""
     from transformers.generation.configuration_utils import ContinuousBatchingConfig
 
-    options = {k: v for k, v in cb.items() if v is not None}
+    return dict(inspect.signature(ContinuousBatchingConfig).parameters)
+
+
+def page_tokens() -> int:
+    """Tokens a cache block holds by default in the installed transformers (`page_size`; `block_size` before 5.2x)."""
+    fields = engine_fields()
+    for name in ("page_size", "block_size"):
+        default = fields[name].default if name in fields else None
+        if isinstance(default, int) and default > 0:
+            return default
+    return PAGE
+
+
+def plan_options(plan: MemoryPlan) -> dict[str, Any]:
+    """The `ContinuousBatchingConfig` fields that carry out a memory plan (those the installed version has)."""
+    options = {
+        "num_blocks": math.ceil(plan.cache_tokens / page_tokens()),
+        "max_batch_tokens": plan.chunk,
+        "use_cuda_graph": plan.graphs,
+        "max_memory_percent": ENGINE_MEMORY_SHARE,
+    }
+    fields = engine_fields()
+    return {name: value for name, value in options.items() if name in fields}
+
+
+def start_manager(
+    model: Any,
+    generation_config: Any,
+    prompts: Sequence[list[int]],
+    config: GenerationConfig,
+    plan: MemoryPlan | None = None,
+    **cb,
+):
+    """A started manager sized for these prompts by `plan`; `cb` are other `ContinuousBatchingConfig` fields (None:
+    its default), which override the plan's."""
+    from transformers.generation.configuration_utils import ContinuousBatchingConfig
+
+    options = (plan_options(plan) if plan is not None else {}) | {k: v for k, v in cb.items() if v is not None}
     if config.seed is not None:
         options["seed"] = config.seed
     hints = None
@@ -91,10 +133,19 @@ def start_manager(model: Any, generation_config: Any, prompts: Sequence[list[int
 
 
 class ContinuousRun:
-    """One pass of rows through a manager. `manager_factory(generation_config, prompts)` returns a started one."""
+    """One pass of rows through a manager. `manager_factory(generation_config, prompts)` returns a started one; each
+    finished row's `extra["engine"]` is `engine` (the pass's plan)."""
 
-    def __init__(self, tokenizer: Any, generation_config: Any, config: GenerationConfig, manager_factory: Callable):
+    def __init__(
+        self,
+        tokenizer: Any,
+        generation_config: Any,
+        config: GenerationConfig,
+        manager_factory: Callable,
+        engine: str = "continuous",
+    ):
         self.tokenizer = tokenizer
+        self.engine = engine
         self.generation_config = generation_config
         self.config = config
         self.manager_factory = manager_factory
@@ -176,60 +227,13 @@ class ContinuousRun:
             prompt_tokens=prompt_tokens,
             completion_tokens=len(tokens),
             seconds=seconds,
-            extra={"engine": "continuous"},
+            extra={"engine": self.engine},
         )
 
 
 def error_line(error: BaseException) -> str:
     text = str(error).strip()
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-@dataclass
-class PassSchedule:
-    """Which rows each continuous pass takes, and whether with CUDA graphs.
-
-    The first pass takes every row (with CUDA graphs on CUDA unless `cuda_graph` says otherwise). When a pass fails
-    several rows with one and the same error (the engine failed everything pending), the next pass leaves out the
-    longest prompts: the cap becomes half the longest failed prompt. From the third pass on, CUDA graphs are off
-    unless `cuda_graph` was given. Rows the engine failed one by one, rows over the cap and everything left after
-    `max_passes` go to static batching.
-    """
-
-    cuda_graph: bool | None
-    on_cuda: bool
-    max_passes: int = MAX_PASSES
-    prompt_cap: int | None = None
-    passes: int = 0
-    finished: bool = False
-    notes: list[str] = field(default_factory=list)
-
-    def graphs(self) -> bool | None:
-        if self.cuda_graph is not None or not self.on_cuda:
-            return self.cuda_graph
-        return self.passes < 2  # False, not None: transformers' default turns graphs on with flash attention
-
-    def rows(self, todo: dict[str, list[int]]) -> dict[str, list[int]]:
-        """The rows the next pass takes (empty: no further continuous pass)."""
-        if self.finished or self.passes >= self.max_passes:
-            return {}
-        return {k: ids for k, ids in todo.items() if self.prompt_cap is None or len(ids) <= self.prompt_cap}
-
-    def record(self, taken: dict[str, list[int]], failed: Sequence[str], engine_errors: dict[str, str]) -> None:
-        """Learn from a pass that took `taken` and failed `failed`, some with an error of the engine's.
-
-        Pass-wide: at least two rows failed and all the engine's errors among them are one (rows that never came back
-        were dropped by the stopping engine; rows cut short carry no error)."""
-        self.passes += 1
-        errors = {engine_errors[k] for k in failed if k in engine_errors}
-        if len(failed) < 2 or len(errors) != 1 or self.passes >= self.max_passes:
-            self.finished = True
-            return
-        self.prompt_cap = max(len(taken[k]) for k in failed) // 2
-        self.notes.append(
-            f"the engine failed {len(failed)} row(s) at once ({errors.pop()[:300]}); "
-            f"the next pass takes prompts of at most {self.prompt_cap} tokens"
-        )
 
 
 def stop_manager(manager: Any, hard: bool) -> None:

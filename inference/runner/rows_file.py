@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_bytes_atomic
+from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import StaleResultWarning
-from longform_eval.common.guarded import ROWS, read_cache_json
+from longform_eval.common.guarded import ROWS, read_bytes, read_cache_json
 
 from ..benchmarks.selection import rows_hash
 from .config import RunConfig
@@ -69,8 +70,25 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
 def read_rows_file(path: Path) -> dict[str, Any] | None:
     """The rows file's document; None where there is none, or it is not a regular file, too large (decompressed) or
     damaged (`read_cache_json`)."""
-    document = read_cache_json(path, ROWS)
+    document = read_snapshot_json(path) if is_snapshot_link(path) else read_cache_json(path, ROWS)
     return document if isinstance(document, dict) and document.get("format") == FORMAT else None
+
+
+def is_snapshot_link(path: Path) -> bool:
+    """Whether `path` is a Hugging Face cache snapshot's link to its blob (`.../snapshots/<commit>/rows.json.gz` ->
+    `../../blobs/<hash>`: a run read in the cache of an `hf://` path). Any other link is refused, as before."""
+    if not path.is_symlink():
+        return False
+    snapshots = next((parent for parent in path.parents if parent.name == "snapshots"), None)
+    return snapshots is not None and path.resolve().parent == (snapshots.parent / "blobs").resolve()
+
+
+def read_snapshot_json(path: Path) -> Any:
+    """The document the snapshot's link leads to, within ROWS' ceilings; None where it cannot be read."""
+    try:
+        return loads_json(read_bytes(path, ROWS))
+    except (OSError, ValueError):  # UnreadableFile and JsonRefused are ValueErrors
+        return None
 
 
 def write_rows_file(folder: Path, config: RunConfig, rows: list[dict[str, Any]]) -> None:

@@ -14,7 +14,7 @@ import yaml
 from longform_eval.inference.backends.base import Request
 from longform_eval.inference.backends.hf_backend import HFBackend
 from longform_eval.inference.backends.hf_batching import bytes_per_row, fitting_batch
-from longform_eval.inference.backends.hf_continuous import PassSchedule
+from longform_eval.inference.backends.hf_passes import PassSchedule
 from longform_eval.inference.cli import main
 from longform_eval.inference.config import GenerationConfig
 
@@ -35,17 +35,26 @@ def tiny(tiny_folder):
     return HFBackend(str(tiny_folder), device="cpu", dtype="float32")
 
 
+OUT_OF_MEMORY = "CUDA out of memory. Tried to allocate 17.60 GiB"
+
+
+def engine_kind(result) -> str:
+    """continuous or static (a continuous row's engine also names the memory plan it ran with)."""
+    return result.extra["engine"].split(" ")[0]
+
+
 class FakeManager:
     """Answers like ContinuousBatchingManager: add_request, get_result (GenerationOutput), is_running, stop.
 
     Rows are generated greedily one at a time with the real model; rows in `fail` come back FAILED with an error,
     rows in `short` come back FINISHED but cut short (no EOS, under the limit), rows in `lost` never come back.
-    A prompt longer than `crash_over` tokens fails every row with one error, as an error in the engine's loop does.
+    A prompt longer than `crash_over` tokens fails every row with one error (`crash`), as an error in the engine's
+    loop does.
     """
 
-    def __init__(self, model, fail=(), short=(), lost=(), crash_over=None):
+    def __init__(self, model, fail=(), short=(), lost=(), crash_over=None, crash=OUT_OF_MEMORY):
         self.model, self.fail, self.short, self.lost = model, set(fail), set(short), set(lost)
-        self.crash_over, self.crashed = crash_over, False
+        self.crash_over, self.crashed, self.crash = crash_over, False, crash
         self.outputs: deque = deque()
         self.added: list[str] = []
         self.stopped = False
@@ -75,7 +84,7 @@ class FakeManager:
             return None
         output = self.outputs.popleft()
         if self.crashed:
-            output.status, output.error = RequestStatus.FAILED, "CUDA out of memory. Tried to allocate 17.60 GiB"
+            output.status, output.error = RequestStatus.FAILED, self.crash
         return output
 
     def is_running(self):
@@ -88,7 +97,7 @@ class FakeManager:
 def use_engine_double(monkeypatch, backend, **faults):
     managers = []
 
-    def start(generation_config, prompts, config, cuda_graph=None):
+    def start(generation_config, prompts, config, plan=None, cuda_graph=None):
         managers.append(FakeManager(backend.model, **faults))
         return managers[-1]
 
@@ -220,7 +229,7 @@ def test_cli_generate_with_no_options_on_cpu(tiny_folder, tmp_path, monkeypatch)
     assert len(static) == 6 and not (out / "failures.jsonl").is_file() or not (out / "failures.jsonl").read_text()
     assert yaml.safe_load((out / "config.yaml").read_text())["engine"] == "static"
 
-    def start(self, generation_config, prompts, config, cuda_graph=None):
+    def start(self, generation_config, prompts, config, plan=None, cuda_graph=None):
         return FakeManager(self.model)
 
     monkeypatch.setattr(HFBackend, "start_manager", start)
@@ -228,7 +237,7 @@ def test_cli_generate_with_no_options_on_cpu(tiny_folder, tmp_path, monkeypatch)
     model = ["--model", f"hf:{tiny_folder}", "--model-arg", "engine=continuous"]
     assert main([*args, *model, "--out", str(out)]) == 0
     continuous = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
-    assert yaml.safe_load((out / "config.yaml").read_text())["engine"] == "continuous"
+    assert yaml.safe_load((out / "config.yaml").read_text())["engine"].startswith("continuous (cache ")
     assert sorted(r["sample_id"] for r in continuous) == sorted(r["sample_id"] for r in static)
     assert sorted(continuous[0]) == sorted(static[0])  # the same record keys
 
@@ -250,12 +259,13 @@ def test_the_installed_continuous_engine_runs_our_rows_on_cpu(tiny, monkeypatch)
     results = tiny.generate(rows(2), config, on_result=seen.append)
     assert tiny.engine == "continuous" and sorted(r.key for r in seen) == ["r0", "r1"]
     for result in results:
-        assert not result.error and result.extra == {"engine": "continuous"}
+        assert not result.error and list(result.extra) == ["engine"] and engine_kind(result) == "continuous"
         assert result.text == static[result.key].text and result.finish_reason == static[result.key].finish_reason
 
 
 def test_a_pass_the_engine_fails_as_a_whole_is_followed_by_one_without_the_longest_prompts(tiny, monkeypatch):
-    managers = use_engine_double(monkeypatch, tiny, crash_over=12)
+    """An error of the engine's other than out of memory (which shrinks the plan: test_hf_plan_passes)."""
+    managers = use_engine_double(monkeypatch, tiny, crash_over=12, crash="CUDA error: an illegal memory access")
     monkeypatch.setattr(tiny, "engine_option", "continuous")
     seen = []
     results = {r.key: r for r in tiny.generate(rows(7), CONFIG, on_result=seen.append)}
@@ -263,7 +273,7 @@ def test_a_pass_the_engine_fails_as_a_whole_is_followed_by_one_without_the_longe
     assert lengths == {"r0": 2, "r1": 5, "r2": 10, "r3": 5, "r4": 11, "r5": 19, "r6": 8}
     assert managers[0].added[0] == "r5"  # longest first: the error shows at once
     assert len(managers) == 2 and sorted(managers[1].added) == ["r0", "r1", "r3", "r6"]  # cap 19 // 2 = 9
-    engines = {k: r.extra["engine"] for k, r in results.items()}
+    engines = {k: engine_kind(r) for k, r in results.items()}
     assert engines == {"r0": "continuous", "r1": "continuous", "r3": "continuous", "r6": "continuous"} | {
         "r2": "static",
         "r4": "static",
@@ -277,21 +287,23 @@ def test_a_pass_the_engine_fails_as_a_whole_is_followed_by_one_without_the_longe
 def test_an_engine_that_cannot_start_leaves_every_row_to_static_batching(tiny, monkeypatch):
     attempts = []
 
-    def start(generation_config, prompts, config, cuda_graph=None):
+    def start(generation_config, prompts, config, plan=None, cuda_graph=None):
         attempts.append(sorted(len(p) for p in prompts))
         raise torch.OutOfMemoryError("CUDA out of memory while capturing graphs")
 
     monkeypatch.setattr(tiny, "start_manager", start)
     monkeypatch.setattr(tiny, "engine_option", "continuous")
     results = tiny.generate(rows(3), CONFIG)
-    assert attempts == [[2, 5, 10], [2, 5], [2]]  # each pass without the prompts over half the longest failed
+    # out of memory: the same rows with smaller plans (cache 768 -> 256 tokens, chunk 32 -> 16), then, none left,
+    # each next pass leaves out the prompts over half the longest failed
+    assert attempts == [[2, 5, 10]] * 3 + [[2, 5], [2]]
     assert [r.extra["engine"] for r in results] == ["static"] * 3 and not any(r.error for r in results)
     assert tiny.engine == "static"
 
 
 def test_pass_schedule():
     todo = {"a": [0] * 100, "b": [0] * 40, "c": [0] * 10, "d": [0] * 8}
-    schedule = PassSchedule(cuda_graph=None, on_cuda=True)
+    schedule = PassSchedule(plan=None, cuda_graph=None, on_cuda=True, max_passes=3)  # without a plan
     assert schedule.rows(todo) == todo and schedule.graphs() is True
     schedule.record(todo, list(todo), dict.fromkeys(todo, "CUDA out of memory"))
     assert schedule.prompt_cap == 50 and set(schedule.rows(todo)) == {"b", "c", "d"} and schedule.graphs() is True
@@ -302,11 +314,11 @@ def test_pass_schedule():
     schedule.record(schedule.rows(todo), ["c", "d"], dict.fromkeys("cd", "x"))
     assert schedule.finished and schedule.rows(todo) == {} and len(schedule.notes) == 2  # at most three passes
 
-    asked = PassSchedule(cuda_graph=True, on_cuda=True, passes=2)
+    asked = PassSchedule(plan=None, cuda_graph=True, on_cuda=True, passes=2)
     assert asked.graphs() is True  # graphs the user asked for stay on
-    assert PassSchedule(cuda_graph=None, on_cuda=False).graphs() is None
+    assert PassSchedule(plan=None, cuda_graph=None, on_cuda=False).graphs() is None
 
-    dropped = PassSchedule(cuda_graph=None, on_cuda=True)  # rows added after the crash never come back
+    dropped = PassSchedule(plan=None, cuda_graph=None, on_cuda=True)  # rows added after the crash never come back
     dropped.record(todo, ["a", "b", "c"], {"a": "CUDA out of memory", "b": "CUDA out of memory"})
     assert not dropped.finished and dropped.prompt_cap == 50
 
@@ -315,7 +327,7 @@ def test_pass_schedule():
         (["a", "b"], {}),  # rows cut short: no error of the engine's
         (["a"], {"a": "CUDA out of memory"}),  # a single row
     ):
-        alone = PassSchedule(cuda_graph=False, on_cuda=True)
+        alone = PassSchedule(plan=None, cuda_graph=False, on_cuda=True)
         alone.record(todo, failed, errors)
         assert alone.finished and alone.rows(todo) == {}, (failed, errors)
 
@@ -325,9 +337,9 @@ import sys
 from longform_eval.inference.backends import hf_backend, hf_continuous
 from longform_eval.inference.cli import main
 
-def start_manager(self, generation_config, prompts, config, cuda_graph=None):
+def start_manager(self, generation_config, prompts, config, plan=None, cuda_graph=None):
     return hf_continuous.start_manager(
-        self.model, generation_config, prompts, config, use_cuda_graph=cuda_graph, max_requests_per_batch=1
+        self.model, generation_config, prompts, config, plan, use_cuda_graph=cuda_graph, max_requests_per_batch=1
     )
 
 hf_backend.HFBackend.start_manager = start_manager
@@ -358,7 +370,7 @@ def test_a_continuous_run_killed_mid_way_resumes_without_losing_or_repeating_a_r
     assert after[: len(before)] == before  # nothing written before the kill is rewritten
     ids = [json.loads(line)["sample_id"] for line in after]
     assert len(ids) == 8 and len(set(ids)) == 8
-    assert yaml.safe_load((out / "config.yaml").read_text())["engine"] == "continuous"
+    assert yaml.safe_load((out / "config.yaml").read_text())["engine"].startswith("continuous (cache ")
 
 
 def small_cache_options() -> dict:
@@ -379,7 +391,7 @@ def test_the_installed_engine_failing_a_whole_pass_loses_no_row(tiny, monkeypatc
 
     managers = []
 
-    def small_cache(generation_config, prompts, config, cuda_graph=None):
+    def small_cache(generation_config, prompts, config, plan=None, cuda_graph=None):
         managers.append(hf_continuous.start_manager(tiny.model, generation_config, prompts, config, **SMALL_CACHE))
         return managers[-1]
 
@@ -389,7 +401,7 @@ def test_the_installed_engine_failing_a_whole_pass_loses_no_row(tiny, monkeypatc
     requests = [*rows(3), Request(key="long", prompt=" ".join(["hello", "world"] * 60))]
     seen = []
     results = {r.key: r for r in tiny.generate(requests, config, on_result=seen.append)}
-    assert {k: r.extra["engine"] for k, r in results.items()} == {
+    assert {k: engine_kind(r) for k, r in results.items()} == {
         "r0": "continuous",
         "r1": "continuous",
         "r2": "continuous",

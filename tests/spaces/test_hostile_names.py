@@ -149,7 +149,7 @@ def test_hostile_model_names_are_text_in_the_reveal_and_the_leaderboard(hostile_
                     assert_inert(cell, {"p"})
     assert sorted(plain(row[0]) for row in human) == sorted(MODELS)
     assert [plain(row[0]) for row in annotators] == [ANNOTATOR]
-    assert sorted(plain(row[0]) for row in runs) == sorted(f"{model} · longbench_write:all" for model in MODELS)
+    assert sorted(plain(row[0]) for row in runs) == sorted(f"{name} · longbench_write:all" for name in NAMES)
 
 
 def test_the_leaderboard_tables_show_their_text_columns_as_escaped_markdown(small_pool, tmp_path):

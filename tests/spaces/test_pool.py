@@ -100,4 +100,4 @@ def test_the_board_lists_the_scores_of_the_run_folders_labelled_as_judge_scores(
     unscored = import_run(tmp_path / "unscored", "longbench_write:all", {zh_rows[0]["id"]: "短文"}, "unscored")
     assert main(["score", str(scored)]) == 0
     (row,) = compute_board([], [scored, unscored]).runs  # a folder without scores.json has no row
-    assert row[0] == "imported:scored · longbench_write:all" and row[3] == len(zh_rows)  # not judged
+    assert row[0] == "scored · longbench_write:all" and row[3] == len(zh_rows)  # by its `--name`; not judged
