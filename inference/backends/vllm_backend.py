@@ -1,6 +1,10 @@
 """vLLM's offline engine (`vllm.LLM`). Multi-node: start a Ray cluster and set tensor/pipeline parallel sizes;
 vLLM distributes itself (see docs/running-and-backends.md); this backend adds no distribution of its own.
 
+The engine starts on the first `generate` call, its memory settings (`max_model_len`, `max_num_batched_tokens`,
+`gpu_memory_utilization`) planned from that call's rows where they are not given (`vllm_plan`), the plan printed in
+one line and recorded in config.yaml's `engine`; rows longer than the plan are named before the run.
+
 Requests go to the engine in chunks of `chunk_size` (vLLM batches within a chunk as it likes), and each chunk's
 results reach `on_result` before the next chunk starts, so a crash loses at most one chunk. A request vLLM refuses
 (a prompt longer than the model's context, a schema it cannot compile) is a failed call of its own: the chunk is
@@ -20,7 +24,8 @@ from typing import Any
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result, deliver
 from .options import Count, Seed, Share
-from .vllm_engine import StructuredOutputsBackend, compact_json, cpu_kv_cache_space, engine_description
+from .vllm_engine import StructuredOutputsBackend, compact_json, cpu_kv_cache_space, engine_description, field_names
+from .vllm_plan import VLLMPlan, device_memory, plan_vllm, prompt_lengths, read_model, too_long_line
 
 
 def pin_to_this_process_gpu() -> None:
@@ -47,8 +52,9 @@ class VLLMBackend:
         model: str,
         tensor_parallel_size: Count = 1,
         pipeline_parallel_size: Count = 1,
-        gpu_memory_utilization: Share = 0.9,
+        gpu_memory_utilization: Share | None = None,
         max_model_len: Count | None = None,
+        max_num_batched_tokens: Count | None = None,
         enable_prefix_caching: bool = True,
         seed: Seed = 0,
         dtype: str = "auto",
@@ -70,21 +76,76 @@ class VLLMBackend:
         self.compact = compact_json(vllm, structured_outputs_backend)
         self.engine = engine_description(vllm, structured_outputs_backend, self.compact)
         self.refused = refusal_errors(vllm)
-        with cpu_kv_cache_space(kv_cache_space_gib):
-            self.llm = vllm.LLM(
-                model=model,
-                tensor_parallel_size=tensor_parallel_size,
-                pipeline_parallel_size=pipeline_parallel_size,
-                gpu_memory_utilization=gpu_memory_utilization,
-                max_model_len=max_model_len,
-                enable_prefix_caching=enable_prefix_caching,
-                seed=seed,
-                dtype=dtype,
-                distributed_executor_backend=distributed_executor_backend,
-                trust_remote_code=trust_remote_code,
-                enforce_eager=enforce_eager,
-                **self.compact.engine_args,
-            )
+        self.kv_cache_space_gib = kv_cache_space_gib
+        self.parallel = int(tensor_parallel_size) * int(pipeline_parallel_size)
+        self.given = {
+            "max_model_len": max_model_len,
+            "max_num_batched_tokens": max_num_batched_tokens,
+            "gpu_memory_utilization": gpu_memory_utilization,
+        }
+        self.options = {
+            "model": model,
+            "tensor_parallel_size": tensor_parallel_size,
+            "pipeline_parallel_size": pipeline_parallel_size,
+            "enable_prefix_caching": enable_prefix_caching,
+            "seed": seed,
+            "dtype": dtype,
+            "distributed_executor_backend": distributed_executor_backend,
+            "trust_remote_code": trust_remote_code,
+            "enforce_eager": enforce_eager,
+            **{k: v for k, v in self.given.items() if v is not None},
+            **self.compact.engine_args,
+        }
+        self.plan: VLLMPlan | None = None
+        self.engine_llm = None  # started by the first generate call, planned from its rows
+        self.closed = False
+
+    @property
+    def started(self) -> bool:
+        return self.engine_llm is not None
+
+    @property
+    def llm(self):
+        """The engine; used before any rows came (e.g. for its sampling defaults), it starts with nothing planned."""
+        if self.engine_llm is None and not self.closed:
+            self.start((), None)
+        return self.engine_llm
+
+    def start(self, requests: Sequence[Request], config: GenerationConfig | None) -> None:
+        """Start vLLM (once), with the settings not given planned from these rows."""
+        if self.engine_llm is not None or self.closed:
+            return
+        settings = self.planned(requests, config) if requests and config is not None else {}
+        with cpu_kv_cache_space(self.kv_cache_space_gib):
+            self.engine_llm = self.vllm.LLM(**self.options, **settings)
+
+    def planned(self, requests: Sequence[Request], config: GenerationConfig) -> dict[str, Any]:
+        """The plan's settings (none where the model cannot be read here: vLLM's defaults), printed in one line."""
+        from ..progress import console
+
+        options = self.options
+        try:
+            shape, tokenizer = read_model(options["model"], options["dtype"], options["trust_remote_code"])
+            lengths = prompt_lengths(tokenizer, requests, config.chat_template)
+        except Exception as error:  # a model vLLM reads and transformers does not: vLLM sizes itself
+            reason = f"{type(error).__name__}: {str(error).strip().splitlines()[0][:200] if str(error).strip() else ''}"
+            console.print(f"vllm: no memory plan ({reason}); vLLM's defaults", markup=False)
+            return {}
+        self.plan = plan_vllm(shape, lengths, config.max_new_tokens, self.device_memory(), self.given, self.parallel)
+        console.print(self.plan.line(self.given), markup=False, soft_wrap=True)
+        if self.plan.too_long:
+            longest = self.plan.settings.get("max_model_len") or self.given["max_model_len"] or shape.context
+            console.print(too_long_line(self.plan.too_long, longest), style="yellow", markup=False)
+        if self.plan.engine():
+            self.engine = f"{self.engine}; {self.plan.engine()}"
+        settings = dict(self.plan.settings)
+        if "max_num_batched_tokens" in settings and "enable_chunked_prefill" in field_names(self.vllm.EngineArgs):
+            settings["enable_chunked_prefill"] = True  # prompts longer than the chunk are prefilled in chunks
+        return settings
+
+    def device_memory(self):
+        """The memory the plan sizes vLLM for (tests give a device of their own)."""
+        return device_memory(self.kv_cache_space_gib)
 
     def sampling(self, config: GenerationConfig):
         """The model's own defaults (its generation_config), overridden by what the config sets."""
@@ -118,6 +179,7 @@ class VLLMBackend:
         return own
 
     def generate(self, requests: Sequence[Request], config: GenerationConfig, on_result: OnResult | None = None):
+        self.start(requests, config)
         params = self.sampling(config)
         results = []
         for start in range(0, len(requests), self.chunk_size):
@@ -170,7 +232,7 @@ class VLLMBackend:
         )
 
     def close(self) -> None:
-        self.llm = None
+        self.engine_llm, self.closed = None, True
 
 
 def prompt_text(request: Request) -> str:
