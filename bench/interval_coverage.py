@@ -58,7 +58,6 @@ from longform_eval.metric.uncertainty.intervals import (  # noqa: E402
 from longform_eval.metric.uncertainty.power import scale_bound_se  # noqa: E402
 from longform_eval.metric.uncertainty.power_simulation import PairedReference, allocate, simulated_plan  # noqa: E402
 from longform_eval.metric.uncertainty.sparse import pooled_interval  # noqa: E402
-from longform_eval.metric.uncertainty.variance import linearized, rests_on  # noqa: E402
 
 SCALE = (-300.0, 100.0)
 ROUNDS = 2000  # the bootstrap-t's resamples
@@ -211,11 +210,11 @@ def power_cells(pop: Population, a: str, b: str, per_task: int, sims: int, rng) 
     tasks = list(pop.tasks[rows])
     design = Design.stratified(tasks, by="task")
     fa, fb = overall(pop.scores[a][rows], tasks), overall(pop.scores[b][rows], tasks)
-    figure, reference = difference_figure(fa, fb), paired_difference(fa, fb, design)
+    reference = paired_difference(fa, fb, design)
     detect = 2.8 * reference.se * np.sqrt(len(rows) / (per_task * len(TASKS)))
     shift = (detect - reference.difference) / 4
     sizes = [tasks.count(t) for t in design.stratum_names]
-    plan = simulated_plan(PairedReference.of(linearized(figure), rests_on(figure), design), detect)
+    plan = simulated_plan(PairedReference.of_pair(fa, fb, design, SCALE), detect)  # the interval report prints
     # one reference: the model that varies less (the plan must then allow for the other's larger spread)
     own = min((figure_interval(f, design, 0.95, None) for f in (fa, fb)), key=lambda found: found.se)
     bound = scale_bound_se(SCALE[1] - SCALE[0], sizes)

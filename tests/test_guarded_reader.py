@@ -273,6 +273,7 @@ ALLOWED = {  # file: (calls that open or parse, why none reads a user's file pas
     "metric/longbench_write/judge.py": (1, REPLY),
     "metric/pairwise/judge.py": (1, REPLY),
     "inference/backends/serve.py": (1, REPLY),
+    "inference/runner/scoring.py": (1, "scores.json's text this process is about to write, parsed back to check it"),
     "spaces/schema.py": (1, "an in-memory SQLite database"),
     "spaces/storage.py": (1, "the Space's own votes database, at the path its settings name"),
     "spaces/votes_file.py": (1, "a votes file checked first (`check_votes_file`: regular, ceiling, SQLite header)"),

@@ -40,13 +40,13 @@ from longform_eval.metric.uncertainty.unit_intervals import column_figure, figur
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..benchmarks import Benchmark
-from ..runner import Run
 from ..runner.folder import CONFIG_FILE, read_config, validated_config
-from ..runner.scoring import sample_scores
-from ..runner.uncertainty import run_units
+from ..runner.uncertainty import UnitsNotKept, stored_units
 from .comparability import Comparability, comparability
+from .json_file import DamagedFile
 from .markdown import benchmark_of, load_scores
 from .result_cache import cached, scores_digest
+from .scores_file import SCORES_FILE
 
 FILE = "comparisons.json"
 WRITTEN_BY = "longform-eval report"
@@ -115,13 +115,13 @@ def benchmark_config(scores: dict[str, Any]) -> str:
 
 # ----- the runs and the units they share -------------------------------------------------------------------------
 def units_of_run(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> UnitTable | None:
-    """The units a run's figures rest on: from scores.json's per-unit records; with several judge samples (scores.json
-    keeps the first sample's records) the mean of the samples' tables, rebuilt from the folder's records."""
-    samples = scores.get("judge_samples") or 1
-    if samples == 1:
-        return benchmark.unit_table(scores)
-    run = Run.open(folder, read_only=True)
-    return run_units(run.benchmark, sample_scores(run))[0]
+    """The units a run's figures rest on, from its scores.json alone (`runner.uncertainty.stored_units`: with several
+    judge samples, the mean of the samples' tables it keeps); the run is never re-opened or rescored here. A
+    DamagedFile naming the file where it does not keep each judge sample's units."""
+    try:
+        return stored_units(benchmark, scores)
+    except UnitsNotKept as error:
+        raise DamagedFile(f"{Path(folder) / SCORES_FILE}: {error}; run `longform-eval score {folder}` again") from None
 
 
 def run_group(folder: Path, scores: dict[str, Any]) -> Comparability:

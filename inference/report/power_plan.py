@@ -2,15 +2,17 @@
 
 The variance comes from scored reference runs of the planned benchmark config. Two references: their paired
 difference on the units both scored, and the plan by simulation (`power_simulation.simulated_plan`): planned runs
-drawn from the references' own per-unit differences, each with the interval a run computes, the fewest units whose
+drawn from the references' own per-unit differences, each with the interval `report` prints for it (the allowance
+for an unseen failure included, none where the units differ by float noise alone), the fewest units whose
 share of intervals excluding 0 reaches 80% (alpha 0.05), its power measured again on fresh draws. One reference:
 it says nothing of how much the other model varies, and a plan that takes it to vary as the reference does falls
 short where it varies more (65-74% where 80% was stated). So the plan bounds the other model's SE by the most a
 figure on the benchmark's scale can have (`power.scale_bound_se`) and the SE of a difference of two runs on
 different prompts by sqrt(se^2 + bound^2), the noncentral t test's plan at df the reference's share of units -
-strata (`prompts_needed`): conservative whatever the other model is. Beside it, "about" the size if both vary as
-the reference does (sqrt(2) x its SE), which is no promise. Two references give a plan that keeps its word
-without the bound.
+strata (`prompts_needed`): conservative whatever the other model is, and printed as what it is, a ceiling (the
+bound is commonly three times the reference's own SE, so the ceiling asks 7.6-10.4x a two-reference plan's size on
+the released runs). Beside it, "about" the size if both vary as the reference does (sqrt(2) x its SE), which is no
+promise. Two references give a plan that keeps its word without the bound.
 """
 
 from __future__ import annotations
@@ -23,13 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from longform_eval.metric.uncertainty import independent_se, minimum_detectable_difference, prompts_needed
-from longform_eval.metric.uncertainty.comparison import difference_figure
 from longform_eval.metric.uncertainty.intervals import figure_spread
 from longform_eval.metric.uncertainty.power import PowerPlan, scale_bound_se
 from longform_eval.metric.uncertainty.power_simulation import PairedReference, simulated_plan
 from longform_eval.metric.uncertainty.unit_intervals import figure_bounds
 from longform_eval.metric.uncertainty.units import UnitTable
-from longform_eval.metric.uncertainty.variance import linearized, rests_on
+from longform_eval.metric.uncertainty.variance import rests_on
 
 from ..runner import RunConfig
 from .comparisons import ComparedRun, aligned, compare, compared_runs
@@ -110,14 +111,12 @@ def scale_bound(run: ComparedRun, figure: str) -> float | None:
 
 def paired_reference(runs: list[ComparedRun], tables: list[UnitTable], figure: str) -> PairedReference | None:
     """The two references' paired difference on `figure` over their `aligned` tables, per unit, to simulate planned
-    runs from (None: it rests on one unit per stratum or its derivative is undefined)."""
+    runs from, with the figure's scale so that each simulated run's interval is the one `report` prints (None: it
+    rests on one unit per stratum, does not vary beyond float noise, or its derivative is undefined)."""
     a, b = (run.benchmark.figures(table)[figure] for run, table in zip(runs, tables, strict=True))
-    difference = difference_figure(a, b)
-    z = linearized(difference)
-    if z is None:
-        return None
+    scale = figure_bounds(runs[0].benchmark, [figure])[figure]  # as `report` takes it: the same allowance
     try:
-        return PairedReference.of(z, rests_on(difference), tables[0].design())
+        return PairedReference.of_pair(a, b, tables[0].design(), scale)
     except ValueError:
         return None
 
@@ -193,7 +192,11 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
     if reference.simulated_from is not None:
         how = f"by simulation: at least {plan.expected_power:.0%} at that size (the lower 95% bound of its measurement)"
     elif reference.bound_se is not None:
-        how = "t test, the other model's spread bounded by its scale's largest"
+        ratio = reference.bound_se / (reference.se_difference / math.sqrt(2))
+        how = (
+            f"t test; a ceiling, not an estimate: the other model's SE taken at the most its scale allows, "
+            f"{ratio:.1f}x this one's, so a model that varies as measured ones do needs far fewer"
+        )
     else:
         how = "t test"
     needs = "at most " if reference.bound_se is not None else "about " if len(reference.runs) == 1 else ""
@@ -226,8 +229,8 @@ def typical_line(reference: PowerReference, unit: str, within: str) -> str:
     )
     return (
         f"    about {typical.prompts:,} {unit}s{within} if the other model varies as {reference.runs[0].label} does "
-        "(no promise: where it varies more the power is lower; give a second reference run for a plan by "
-        "simulation)"
+        "(no promise: where it varies more the power is lower; for a size below the ceiling that keeps its word, "
+        "give a second reference run: a plan by simulation)"
     )
 
 

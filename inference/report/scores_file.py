@@ -1,8 +1,9 @@
 """A run's scores.json, checked to be as `longform-eval score` writes it before anything is made from it.
 
-Checked, strictly typed: the fields every scores.json has (the run's identity and counts, `runner.schema.ScoreReport`),
-its uncertainty fields (`runner.uncertainty`), and the figures of its benchmark (`Benchmark.scores_layout`). A file
-that fails is one line naming it and the field: `report` writes nothing from a damaged scores.json.
+Checked, strictly typed, by the models `runner.scoring.write_scores` checks it with before writing it: the fields every
+scores.json has (the run's identity and counts, its uncertainty fields and each judge sample's units:
+`runner.schema.StoredScores`), and the figures of its benchmark (`Benchmark.scores_layout`). A file that fails is one
+line naming it and the field: `report` writes nothing from a damaged scores.json.
 """
 
 from __future__ import annotations
@@ -10,39 +11,14 @@ from __future__ import annotations
 import copy
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
-from ..benchmarks import benchmark_class
-from ..benchmarks.layouts import Count, Figure, Intervals, Layout
-from ..runner.schema import ScoreReport
+from ..runner.schema import StoredScores, figures_layout
 from .json_file import DamagedFile, check_layout, read_json
 
 SCORES_FILE = "scores.json"
-
-
-class VarianceParts(Layout):
-    """One figure's variance split into prompts and judge, as `runner.uncertainty.judge_noise` writes it."""
-
-    se: float
-    se_twice_the_prompts: float
-    se_twice_the_judge_samples: Figure = None
-    prompt_share: float
-    judge_share: float
-    n: Count
-
-
-class StoredScores(ScoreReport):
-    """What every scores.json holds, the uncertainty fields included (absent in one written before intervals)."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
-
-    judge_samples: Annotated[int, Field(ge=1)] = 1
-    judge_sd: Figure = None
-    intervals: Intervals = {}
-    interval_method: str = ""
-    variance_split: str | dict[str, VarianceParts | None] = ""
 
 
 def rescore(folder: Path) -> str:
@@ -118,9 +94,5 @@ def check_figures(folder: Path, scores: dict[str, Any]) -> None:
 
 
 def scores_layout(name: str) -> type[BaseModel] | None:
-    """The layout of benchmark `name`'s figures; None for a benchmark that declares none or is not installed (a run
-    of it can still be listed; `report` refuses it, as its config.yaml names a benchmark it does not know)."""
-    try:
-        return benchmark_class(name).scores_layout
-    except ValueError:
-        return None
+    """The layout of benchmark `name`'s figures (`runner.schema.figures_layout`)."""
+    return figures_layout(name)

@@ -14,7 +14,7 @@ from ..config import ModelSpec
 from .config import RunConfig
 from .inputs import baseline_folder, records_hash
 from .judge_samples import verdicts_by_sample
-from .schema import JudgementRecord, ScoreReport
+from .schema import JudgementRecord, ScoreReport, ScoresInvalid, check_scores
 from .state import RunState
 
 SCORES_FILE = "scores.json"
@@ -41,7 +41,14 @@ def score_run(run: RunState) -> dict[str, Any]:
 
 
 def write_scores(folder: Path, scores: dict[str, Any]) -> Path:
-    return write_text_atomic(folder / SCORES_FILE, json.dumps(scores, indent=2, ensure_ascii=False) + "\n")
+    """scores.json written, once the document passed the checks it is read back with (`schema.check_scores`, as JSON
+    gives it back); a ScoresInvalid naming the file and the field if not, and nothing written."""
+    text = json.dumps(scores, indent=2, ensure_ascii=False) + "\n"
+    try:
+        check_scores(json.loads(text))
+    except ScoresInvalid as error:
+        raise ScoresInvalid(f"{folder / SCORES_FILE}: not written: {error}") from None
+    return write_text_atomic(folder / SCORES_FILE, text)
 
 
 def scores_of(run: RunState) -> dict[str, Any]:

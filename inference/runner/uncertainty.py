@@ -2,13 +2,19 @@
 
 The benchmark says what it sampled (`Benchmark.unit_table`) and how its figures add up (`Benchmark.figures`); the
 math is `longform_eval.metric.uncertainty`'s. With K judge samples the run's unit table is the mean of the samples'
-tables (a row's score is the mean of its scored samples) and the top-level figures are recomputed from it.
+tables (a row's score is the mean of its scored samples) and the top-level figures are recomputed from it; each
+sample's unit columns are kept in scores.json (`sample_units`), so that a reader (a comparison, a leaderboard) builds
+the same table from scores.json alone (`stored_units`), never re-opening or rescoring the run.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.metric.uncertainty import (
     VarianceSplit,
     judge_sd,
@@ -37,7 +43,8 @@ def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]
     fields: dict[str, Any] = {"judge_samples": len(sample_scores), "judge_sd": None, "intervals": {}}
     units, tables = run_units(benchmark, sample_scores)
     if units is None:
-        return fields | {"interval_method": "none: no scored units yet"}
+        kept = {"sample_units": None} if len(sample_scores) > 1 else {}
+        return fields | {"interval_method": "none: no scored units yet"} | kept
     figures = benchmark.figures(units)
     found, fields["interval_method"], reasons = figure_intervals_and_reasons(benchmark, units, figures)
     fields["intervals"] = {name: None if found[name] is None else found[name].to_dict() for name in figures}
@@ -48,7 +55,55 @@ def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]
         fields["intervals"][name] = interval
         fields["interval_method"] += f"; {name}: {how}"
     fields |= judge_noise(benchmark, units, tables, found)
+    if len(sample_scores) > 1:
+        fields["sample_units"] = sample_units(tables)
     return fields
+
+
+def sample_units(tables: list[UnitTable]) -> dict[str, Any]:
+    """scores.json's `sample_units` (`schema.SampleUnits`): each judge sample's unit columns, null for NaN."""
+    return {
+        "ids": list(tables[0].ids),
+        "samples": [
+            {
+                name: [float(value) if np.isfinite(value) else None for value in column]
+                for name, column in t.columns.items()
+            }
+            for t in tables
+        ],
+    }
+
+
+class UnitsNotKept(LongformEvalError, ValueError):
+    """A scores.json of several judge samples that does not keep each sample's units (written before they were)."""
+
+
+def stored_units(benchmark: Benchmark, scores: dict[str, Any]) -> UnitTable | None:
+    """The units a run's figures rest on, from its scores.json alone (as `run_units` gives them when scoring): the
+    per-unit records' table; with several judge samples the mean of the samples' tables kept in `sample_units`."""
+    first = benchmark.unit_table(scores)
+    if (scores.get("judge_samples") or 1) == 1 or first is None or not len(first):
+        return first
+    if "sample_units" not in scores:
+        raise UnitsNotKept(
+            "it keeps the units of its first judge sample only (written before every sample's were kept)"
+        )
+    kept = scores["sample_units"]
+    if kept is None:  # a sample without scored units: the run's figures have no interval (`run_units`)
+        return None
+    if tuple(kept["ids"]) != first.ids:
+        raise UnitsNotKept("field 'sample_units.ids': not the units of its per-unit records")
+    tables = [
+        replace(
+            first,
+            columns={
+                name: np.array([np.nan if v is None else v for v in column], dtype=float)
+                for name, column in columns.items()
+            },
+        )
+        for columns in kept["samples"]
+    ]
+    return mean_over_samples(tables)
 
 
 def judge_noise(benchmark: Benchmark, units: UnitTable, tables: list[UnitTable], found: dict) -> dict[str, Any]:

@@ -4,8 +4,12 @@ The reference is a paired difference measured on shared units: its linearized co
 planned run of m_h units in stratum h (the reference's sizes in proportion, `allocate`) is simulated by drawing m_h
 of the stratum's units with replacement; unit i moves the figure by u_i / m_h, u_i = n_h (z_i - mean z over the
 stratum), so the simulated figure is D + the drawn moves, D the difference to detect. Its interval is the one a run
-computes (`contributions_interval`: the t interval on its SE); the power is the share
-of simulated runs whose interval excludes 0 on D's side. Unlike the noncentral t (`power.prompts_needed`), this
+computes (`planned_interval`): the t interval on its SE, each side widened, where the figures' scale is known, by
+the allowance for an unseen failure that `report` adds to a paired difference (`comparison.failure_allowances`, at
+the run's two figures: the references' midpoint -/+ half the simulated difference), cut to the difference's range;
+a run whose units differ by no more than float noise gets no interval (`variance.only_float_noise`: a report prints
+none, so nothing is detected). The power is the share of simulated runs whose interval excludes 0 on D's side.
+Unlike the noncentral t (`power.prompts_needed`), this
 follows the reference's own skew and tails: those plans reached 74-88% where 80% was stated
 (bench/interval_coverage.py). The plan is a total where the power crosses the target, found by bisection with the
 same seeded draws at every total (power is not strictly monotone in the total: the allocation moves in steps); the
@@ -24,17 +28,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .comparison import difference_figure, failure_allowances
 from .design import Design
-from .intervals import DEFAULT_LEVEL, contributions_interval
+from .figures import Figure
+from .intervals import DEFAULT_LEVEL, Bounds, Interval, sided_interval
 from .power import DEFAULT_ALPHA, DEFAULT_POWER, PowerPlan, prompts_needed
-from .variance import spread
+from .variance import FLOAT_NOISE, gradient, linearized, rests_on, spread
 
 DEFAULT_SIMULATIONS = 1000
+ALLOWANCE = ", each side widened by the allowance for an unseen failure, as the report prints it"
 PROMISE_Z = 1.6448536269514722  # the normal's 95% quantile: a power stated is its one-sided lower 95% bound
 SIMULATED = (
     "power by simulation: {simulations} planned runs drawn from the reference's paired per-{unit} differences "
     "(with replacement, the reference's strata in proportion), each with its interval as a run computes it "
-    "(the t interval on its SE); the {unit}s of a planned run vary as the reference's did"
+    "(the t interval on its SE{allowance}); the {unit}s of a planned run vary as the reference's did"
 )
 
 
@@ -49,19 +56,52 @@ def allocate(total: int, sizes: list[int], smallest: int = 2) -> list[int]:
 
 @dataclass(frozen=True)
 class PairedReference:
-    """A reference's paired difference: each stratum's unit moves u (n_h times the centred contributions)."""
+    """A reference's paired difference: each stratum's unit moves u (n_h times the centred contributions); `points`
+    the two figures' points and `scale` their scale (None: not known, no allowance), for the interval `report` prints;
+    `noise` the spread of contributions within a stratum at or below which a run's units do not vary (float noise on
+    the terms they are made of, `variance.only_float_noise`)."""
 
     moves: list[np.ndarray]
     design: Design
+    points: tuple[float, float] | None = None
+    scale: Bounds = None
+    noise: float = 0.0
 
     @classmethod
-    def of(cls, z: np.ndarray, rests: np.ndarray, design: Design) -> PairedReference:
+    def of(
+        cls,
+        z: np.ndarray,
+        rests: np.ndarray,
+        design: Design,
+        points: tuple[float, float] | None = None,
+        scale: Bounds = None,
+        size: float | None = None,
+    ) -> PairedReference:
         """From a difference's linearized contributions `z` over the units in `rests` (strata of one unit dropped:
-        they have no spread to draw from)."""
+        they have no spread to draw from); `size` the largest term a unit's contribution sums (`of_pair`; None where
+        not known: no float-noise test, as z is centred and cannot tell), which sets the float noise. A reference
+        whose units differ by float noise alone is refused."""
+        noise = FLOAT_NOISE * (size or 0.0)
         moves = [len(g) * (g - g.mean()) for g in design.split(z, rests) if len(g) >= 2]
         if not moves:
             raise ValueError("the reference difference rests on one unit per stratum: nothing to simulate from")
-        return cls(moves, design)
+        if noise and all(np.ptp(m) / len(m) <= noise for m in moves):
+            raise ValueError("the reference difference does not vary (float noise alone): nothing to simulate from")
+        return cls(moves, design, points, scale, noise)
+
+    @classmethod
+    def of_pair(cls, a: Figure, b: Figure, design: Design, scale: Bounds = None) -> PairedReference:
+        """From two runs' figures on the same units, as `comparison.paired_difference` takes them (a ValueError where
+        there is nothing to simulate from)."""
+        points = a.point(), b.point()
+        difference = difference_figure(a, b)
+        z, slope = linearized(difference), gradient(difference)
+        if None in points or z is None or slope is None:
+            raise ValueError("the reference difference is undefined on these units")
+        rests = rests_on(difference)
+        terms = np.abs(difference.columns) @ np.abs(slope)
+        size = float(terms[rests].max()) if rests.any() else 0.0
+        return cls.of(z, rests, design, (float(points[0]), float(points[1])), scale, size)
 
     @property
     def sizes(self) -> list[int]:
@@ -72,6 +112,39 @@ class PairedReference:
         strata = np.repeat(np.arange(len(counts)), counts)
         names = tuple(range(len(counts)))
         return Design(strata, names, self.design.unit, self.design.stratified_by), counts
+
+    def run_points(self, point: float) -> tuple[float, float]:
+        """A planned run's two figures where its difference is `point`: the references' midpoint -/+ half of it, cut
+        to the scale."""
+        if self.points is None:
+            return point, 0.0
+        middle = (self.points[0] + self.points[1]) / 2
+        a, b = middle + point / 2, middle - point / 2
+        if self.scale is not None:
+            a, b = (min(max(x, self.scale[0]), self.scale[1]) for x in (a, b))
+        return a, b
+
+
+def planned_interval(
+    point: float,
+    points: tuple[float, float],
+    z: np.ndarray,
+    design: Design,
+    level: float = DEFAULT_LEVEL,
+    scale: Bounds = None,
+    noise: float = 0.0,
+) -> Interval | None:
+    """The interval `comparison.paired_difference` prints for a difference `point` of figures at `points` with
+    contributions `z` over every unit of `design` (all scored): the t interval on its SE, each side widened by the
+    allowance for an unseen failure (`failure_allowances`) and cut to the difference's range where `scale` is known.
+    None where the units do not vary, float noise (within `noise` in every stratum) included: no interval."""
+    rests = np.ones(len(z), dtype=bool)
+    found = spread(z, rests, design)
+    if not found.variance > 0 or all(np.ptp(g) <= noise for g in design.split(z, rests) if len(g)):
+        return None
+    below, above = failure_allowances(points, scale, found.n, found.strata)
+    bounds = None if scale is None else (scale[0] - scale[1], scale[1] - scale[0])
+    return sided_interval(point, found.se, found.df, found.n, level, bounds, below, above)
 
 
 def simulated_power(
@@ -84,7 +157,9 @@ def simulated_power(
 ) -> float:
     """The share of `simulations` planned runs of `total` units whose interval excludes 0 on `difference`'s side."""
     design, counts = reference.planned_design(total)
-    rng, rests, detected = np.random.default_rng(seed), np.ones(design.n_units, dtype=bool), 0
+    rng, detected = np.random.default_rng(seed), 0
+    # contributions over m_h units instead of n_h scale by about n_h / m_h, the terms they sum and their float noise too
+    noise = reference.noise * sum(reference.sizes) / design.n_units
     for _ in range(simulations):
         drawn = [
             moves[rng.integers(0, len(moves), count)] / count
@@ -92,10 +167,9 @@ def simulated_power(
         ]
         z = np.concatenate([d - d.mean() for d in drawn])
         point = difference + float(sum(d.sum() for d in drawn))
-        found = spread(z, rests, design)
-        if not found.variance > 0:
+        interval = planned_interval(point, reference.run_points(point), z, design, level, reference.scale, noise)
+        if interval is None:
             continue  # a run whose units do not vary gets no interval: nothing detected
-        interval = contributions_interval(point, found, level)
         detected += interval.low > 0 if difference > 0 else interval.high < 0
     return detected / simulations
 
@@ -131,7 +205,7 @@ def simulated_plan(
         se * math.sqrt(n_reference / units),
         alpha,
         power,
-        SIMULATED.format(simulations=simulations, unit=unit),
+        SIMULATED.format(simulations=simulations, unit=unit, allowance=ALLOWANCE if reference.scale else ""),
         expected,
     )
 

@@ -16,9 +16,14 @@ import numpy as np
 import pytest
 
 from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.benchmarks.hellobench import HelloBench
 from longform_eval.inference.cli import main
-from longform_eval.inference.report.comparisons import aligned
-from longform_eval.inference.runner.uncertainty import uncertainty_fields
+from longform_eval.inference.report.comparisons import aligned, compare, compared_runs, units_of_run
+from longform_eval.inference.report.json_file import DamagedFile
+from longform_eval.inference.runner import Run, scoring, uncertainty
+from longform_eval.inference.runner.schema import ScoresInvalid
+from longform_eval.inference.runner.scoring import sample_scores, write_scores
+from longform_eval.inference.runner.uncertainty import run_units, uncertainty_fields
 from longform_eval.metric.uncertainty import independent_se, prompts_needed
 from longform_eval.metric.uncertainty.power import scale_bound_se
 from longform_eval.metric.uncertainty.units import UnitTable
@@ -226,6 +231,66 @@ def test_a_run_judged_twice_is_compared_on_the_mean_of_its_samples(small_runs):
     expected = scores_of(twice)["overall"] - scores_of(once)["overall"]
     assert abs(expected) > 1  # the second sample (Llama's verdicts) moves the figure: sample 0 alone would give 0
     assert found["difference"] == pytest.approx(expected, abs=1e-9) and found["n_paired"] == 12
+
+
+def test_a_run_judged_twice_is_compared_from_its_scores_file_alone(small_runs, monkeypatch):
+    """Its scores.json keeps each judge sample's units: the comparison reads them, never re-opening or rescoring."""
+    twice, once = small_runs["twice"], small_runs["once"]
+    run = Run.open(twice, read_only=True)
+    rescored = run_units(run.benchmark, sample_scores(run))[0]  # what a comparison rescored the run to get before
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a comparison re-opened or rescored a run")
+
+    for owner, name in ((Run, "open"), (Run, "create"), (Run, "score"), (scoring, "sample_scores")):
+        monkeypatch.setattr(owner, name, refused)
+    for owner, name in ((scoring, "scores_of"), (uncertainty, "run_units")):
+        monkeypatch.setattr(owner, name, refused)
+    runs = compared_runs([twice, once])
+    assert runs[0].units.ids == rescored.ids and runs[0].units.strata == rescored.strata
+    assert np.array_equal(runs[0].units["row_score"], rescored["row_score"], equal_nan=True)
+    found = entry({"comparisons": compare(runs[0], runs[1])}, twice, once)
+    expected = scores_of(twice)["overall"] - scores_of(once)["overall"]
+    assert found["difference"] == pytest.approx(expected, abs=1e-9) and found["n_paired"] == 12
+
+
+def test_a_scores_file_of_two_samples_without_their_units_is_refused_with_the_reason(small_runs, tmp_path):
+    folder = tmp_path / "twice"
+    shutil.copytree(small_runs["twice"], folder)
+    scores = scores_of(folder)
+    assert len(scores["sample_units"]["samples"]) == 2 and len(scores["sample_units"]["ids"]) == 12
+    del scores["sample_units"]  # as written before each sample's units were kept
+    with pytest.raises(DamagedFile, match=r"scores\.json: it keeps the units of its first judge sample only.*score"):
+        units_of_run(folder, scores, create_benchmark("hellobench", "chat"))
+
+
+def test_a_scores_file_whose_sample_units_do_not_fit_is_refused_on_read(small_runs, tmp_path, capsys):
+    folder = tmp_path / "twice"
+    shutil.copytree(small_runs["twice"], folder)
+    scores = scores_of(folder)
+    scores["sample_units"]["samples"][1]["row_score"].pop()  # one value short: read by the model write_scores uses
+    (folder / "scores.json").write_text(json.dumps(scores))
+    assert main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "field 'sample_units'" in err and "11 values for 12 units" in err and "Traceback" not in err
+
+
+def test_a_scoring_bug_fails_at_write_time_naming_the_field(small_runs, tmp_path, monkeypatch, capsys):
+    """scores.json is checked by the model it is read with before it is written: a bad field is never written."""
+    folder = tmp_path / "once"
+    shutil.copytree(small_runs["once"], folder)
+    before = (folder / "scores.json").read_bytes()
+    score = HelloBench.score
+    monkeypatch.setattr(HelloBench, "score", lambda *args: score(*args) | {"n_unscored": -1})  # a count below 0
+    assert main(["score", str(folder)]) != 0
+    err = capsys.readouterr().err
+    assert "scores.json" in err and "field 'n_unscored'" in err and "Traceback" not in err
+    assert (folder / "scores.json").read_bytes() == before
+    bad = scores_of(small_runs["twice"])
+    bad["sample_units"]["samples"].append(bad["sample_units"]["samples"][0])
+    with pytest.raises(ScoresInvalid, match=r"not written: field 'sample_units': .*3 judge samples"):
+        write_scores(tmp_path, bad)
+    assert not (tmp_path / "scores.json").exists()
 
 
 def test_runs_of_another_config_are_not_compared(small_runs):
