@@ -52,8 +52,86 @@ def word_tokenize(text: str) -> list[str]:
 
 
 def word_count(text: str) -> int:
-    """HelloBench's word count ("WC"): `len(nltk.word_tokenize(text))`."""
-    return len(word_tokenize(text))
+    """HelloBench's word count ("WC"): `len(nltk.word_tokenize(text))`, without building the tokens.
+
+    NLTK's Treebank tokenizer runs once per sentence, 25 substitutions each through NLTK's ReDoS guard: most
+    of the cost. Here the same substitutions run once over the Punkt sentences joined by NUL, with every
+    sentence anchor (`^`, `$`) rewritten to also hold at a NUL and NUL kept out of every negated class, so each
+    sentence is rewritten as on its own. bench/word_counts.py and tests/metric/test_words.py prove the count
+    equal to `len(nltk.word_tokenize(text))` on every released HelloBench answer.
+    """
+    if _SEPARATOR in text:  # cannot mark sentence ends: count the tokens themselves
+        return len(word_tokenize(text))
+    sentences = sentence_tokenizer().tokenize(text)
+    if not sentences:
+        return 0
+    joined = _SEPARATOR.join(sentences)
+    before, after, contractions, literals = _joined_treebank()
+    for pattern, substitution in before:
+        joined = pattern.sub(substitution, joined)
+    joined = " " + joined.replace(_SEPARATOR, f" {_SEPARATOR} ") + " "  # Treebank pads each sentence so
+    for pattern, substitution in after:
+        joined = pattern.sub(substitution, joined)
+    # The ten contraction patterns ("cannot", "'tis", ...) cost as much as all the others; their letters
+    # must be there under `re.IGNORECASE`, whose only matches of these letters that `casefold` misses are
+    # U+0130 and U+0131 (for "i"): without those, a text none of whose casefold holds a literal is left as is.
+    folded = joined.casefold()
+    if "\u0130" in joined or "\u0131" in joined or any(literal in folded for literal in literals):
+        for pattern in contractions:
+            joined = pattern.sub(r" \1 \2 ", joined)
+    return len(joined.split()) - (len(sentences) - 1)
+
+
+_SEPARATOR = "\x00"
+
+
+def _joined(pattern: str) -> str:
+    """A Treebank pattern for one sentence, made to hold for every NUL-separated sentence of a text."""
+    if pattern.startswith("^"):
+        pattern = r"(?:^|(?<=\x00))" + pattern[1:]
+    if pattern.endswith("$"):
+        pattern = pattern[:-1] + r"(?=\x00|\Z)"
+    return pattern.replace("[^", r"[^\x00")
+
+
+# Literals and a negated class of ASCII: no case folding, no Unicode class, so `re` and `regex` agree.
+_ENGINE_FREE = {r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "}
+
+
+@functools.cache
+def _joined_treebank() -> tuple[list, list, list, tuple[str, ...]]:
+    """NLTK's own Treebank substitutions, in its order, before and after the padding of each sentence.
+
+    NLTK 3.10 compiles them with the `regex` engine (under a timeout); the same engine and flags here, and the
+    contractions with `re` as NLTK does, so character classes (`\\w`, `\\s`, `\\b`) mean what they mean there.
+    """
+    import re
+
+    import regex
+
+    tokenizer = treebank_tokenizer()
+
+    def compiled(pattern):
+        if pattern._rx.pattern in _ENGINE_FREE:  # `re` runs these 3x faster, with the same meaning
+            return re.compile(_joined(pattern._rx.pattern))
+        return regex.compile(_joined(pattern._rx.pattern), pattern._rx.flags)
+
+    before = [
+        (compiled(p), s)
+        for p, s in [
+            *tokenizer.STARTING_QUOTES,
+            *tokenizer.PUNCTUATION,
+            tokenizer.PARENS_BRACKETS,
+            tokenizer.DOUBLE_DASHES,
+        ]
+    ]
+    after = [(compiled(p), s) for p, s in tokenizer.ENDING_QUOTES]
+    contractions = [
+        re.compile(_joined(p.pattern), p.flags) for p in [*tokenizer.CONTRACTIONS2, *tokenizer.CONTRACTIONS3]
+    ]
+    literals = tuple(re.sub(r"\(\?i\)|\(\?#X\)|\(\?=\\s\)|\\b|[() ]", "", p.pattern) for p in contractions)
+    assert all(re.fullmatch(r"[a-z']+", literal) for literal in literals), literals  # e.g. "cannot", "'tis"
+    return before, after, contractions, literals
 
 
 def write_punkt_tab(nltk_data: str | Path) -> Path:
