@@ -2,9 +2,9 @@
 
 Paired: the difference a - b is one figure on the shared units (each unit's contribution the two runs' difference),
 so what the prompts share cancels; its interval is the t interval on its SE (Welch-Satterthwaite df), each side
-widened, where the figures' scale is known, by the allowance for a failure the units do not show of the run whose
-failure moves the difference that way (`failure_allowances`, the single figure's rule), cut to the difference's
-range; its p-value the same t test's, and a difference resting on one unit per stratum gets none
+reaching, where the figures' scale is known, as far as failures the units do not show of the run whose failure
+moves the difference that way could have moved it (`failure_reaches`, the single figure's rule), cut to the
+difference's range; its p-value the same t test's, and a difference resting on one unit per stratum gets none
 (`difference_reason`). The t interval was chosen over the studentized bootstrap by measured coverage: on close pairs
 at 5-30 prompts per task the bootstrap-t covered less and was wider (bench/interval_coverage.py). A
 difference whose interval holds 0 is not `distinguishable`: print it as a tie, never as a ranking. Rank ranges
@@ -14,7 +14,6 @@ of runs less those distinguishably below it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -32,14 +31,15 @@ from .intervals import (
     Interval,
     check_level,
     check_order,
-    far_floor,
     figure_spread,
     measured,
+    quantile,
     sided_interval,
     t_interval,
 )
 from .power import DEFAULT_POWER, minimum_detectable_difference
 from .resampling import check_rounds_and_seed
+from .unseen_failures import failed_units, far_below, unseen_reach
 
 
 @dataclass(frozen=True)
@@ -95,10 +95,12 @@ def t_p_value(difference: float, se: float, df: float | None) -> float:
     return float(min(1.0, 2 * stdtr(max(df or 1.0, 1.0), -(abs(difference) / se))))
 
 
-def difference_from(found: Interval, n_paired: int | None, allowance: float = 0.0) -> Difference:
+def difference_from(found: Interval, n_paired: int | None, reach: float = 0.0) -> Difference:
     """The difference with its interval and the p-value of the same t test (p < 1 - level where the interval
-    excludes 0): `allowance` the one `found` took on the side facing 0 (`failure_allowances`)."""
-    p_value = t_p_value(found.point, math.hypot(found.se, allowance), found.df)
+    excludes 0): `reach` the one `found` took on the side facing 0 (`failure_reaches`), whose SE is then at least
+    reach / t(df)."""
+    se = max(found.se, reach / quantile(found.level, found.df))
+    p_value = t_p_value(found.point, se, found.df)
     return Difference(
         found.point,
         found.low,
@@ -136,8 +138,8 @@ def paired_difference(
     """a - b for two runs' figures on the same units (the shared prompts; pass `scored` = both scored when
     building them). None where either figure is undefined or the difference rests on one unit per stratum
     (`difference_reason` says why). `scale`: the figures' own scale, where known: each side of the interval then
-    allows for an unseen failure of the run whose failure would move the difference that way (`failure_allowances`),
-    and the difference's range is that scale less its extent unless `bounds` gives it."""
+    reaches as far as an unseen failure of the run whose failure would move the difference that way could move it
+    (`failure_reaches`), and the difference's range is that scale less its extent unless `bounds` gives it."""
     check_rounds_and_seed(rounds, seed)
     check_level(level)
     points = a.point(), b.point()
@@ -147,7 +149,8 @@ def paired_difference(
     if found is None or reason is not None:
         return None
     point, spread = points[0] - points[1], found.spread
-    below, above = failure_allowances(points, scale, spread.n, spread.strata)
+    failed = failed_units(a, points[0], scale, found.rests), failed_units(b, points[1], scale, found.rests)
+    below, above = failure_reaches(points, scale, spread.n, spread.se, failed, level)
     if bounds is None and scale is not None:
         bounds = (scale[0] - scale[1], scale[1] - scale[0])
     interval = sided_interval(point, spread.se, spread.df, spread.n, level, bounds, below, above)
@@ -155,20 +158,25 @@ def paired_difference(
     return difference_from(interval, int(both.sum()), below if point > 0 else above)
 
 
-def failure_allowances(points: tuple[float, float], scale: Bounds, n: int, strata: int) -> tuple[float, float]:
-    """(below, above): the allowance (`far_floor`) on each side of a - b for a failure neither run's units show. A
-    run's failures lie at the end of the scale farther from its figure: a's lower a - b when a sits in the upper half,
-    b's raise it. Zero where the scale is not known. Measured: a model near the top with zeros on 0.5% of prompts,
-    less the model it was made from, covered 86-92% at 10-30 prompts per task without them and 93-95% with them; the
-    released pairs and the heavy-tailed and bimodal ones moved by at most 1.2 points (bench/interval_coverage.py)."""
+def failure_reaches(
+    points: tuple[float, float],
+    scale: Bounds,
+    n: int,
+    se: float,
+    failed: tuple[int, int] = (0, 0),
+    level: float = DEFAULT_LEVEL,
+) -> tuple[float, float]:
+    """(below, above): how far a - b on `n` paired units with SE `se` must reach on each side for failures neither
+    run's units show (`unseen_reach`; `failed` the failures each run's units do show, `failed_units`). A run's
+    failures lie at the end of the scale farther from its figure: a's lower a - b when a sits in the upper half, b's
+    raise it. Zero where the scale is not known."""
     if scale is None:
         return 0.0, 0.0
-    middle = (scale[0] + scale[1]) / 2
-    floors = [far_floor(point, scale, n, strata) for point in points]
-    lowers = (points[0] > middle, points[1] <= middle)  # whether each run's unseen failure lowers a - b
-    below = math.hypot(*(f for f, lowers_it in zip(floors, lowers, strict=True) if lowers_it))
-    above = math.hypot(*(f for f, lowers_it in zip(floors, lowers, strict=True) if not lowers_it))
-    return below, above
+    runs: dict[bool, list[tuple[float, int]]] = {True: [], False: []}  # by whether the run's failures lower a - b
+    for point, count, sign in zip(points, failed, (True, False), strict=True):
+        distance = max(point - scale[0], scale[1] - point)
+        runs[far_below(point, scale) == sign].append((distance, count))
+    return unseen_reach(runs[True], n, se, level), unseen_reach(runs[False], n, se, level)
 
 
 def independent_difference(

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 
 def codes_of(labels: Sequence[Hashable]) -> tuple[np.ndarray, tuple[Hashable, ...]]:
     """Integer codes for the labels (0, 1, ... in order of first appearance) and the label of each code (read-only:
@@ -113,7 +115,7 @@ def cluster_sums(
     codes, names = codes_of(clusters)
     array = np.asarray(values, dtype=float)
     if array.shape[0] != len(codes):
-        raise ValueError(f"values: {array.shape[0]} observations for {len(codes)} cluster labels")
+        raise ValueError(f"values: {counted(array.shape[0], 'observation')} for {counted(len(codes), 'cluster label')}")
     columns = array.reshape(len(codes), -1)
     sums = np.column_stack([np.bincount(codes, weights=column, minlength=len(names)) for column in columns.T])
     return list(names), sums.reshape(len(names), *array.shape[1:])

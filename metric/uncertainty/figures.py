@@ -13,11 +13,15 @@ resample on which the figure is undefined (a stratum, or the whole figure, with 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from .design import codes_of
+
+Bounds = tuple[float, float] | None  # the attainable range of a figure (None: not known)
 
 Combine = Callable[[np.ndarray], np.ndarray]
 ArrayLike = np.ndarray | Sequence[float]
@@ -25,10 +29,15 @@ ArrayLike = np.ndarray | Sequence[float]
 
 @dataclass(frozen=True, eq=False)
 class Figure:
-    """A figure: `combine((rounds, c) sums) -> (rounds,)` of the per-unit `columns` (units, c), NaN if undefined."""
+    """A figure: `combine((rounds, c) sums) -> (rounds,)` of the per-unit `columns` (units, c), NaN if undefined.
+
+    `values`: each unit's value on the figure's own scale (NaN where unscored) where the figure is a mean of them, plain
+    or over strata (`mean`, `stratified_mean`, `affine` of one); None where it is not (a ratio, a product, a
+    difference). An interval counts the units at an end of the figure's scale from them (`intervals.unseen_reach`)."""
 
     columns: np.ndarray
     combine: Combine
+    values: np.ndarray | None = None
 
     @property
     def n_units(self) -> int:
@@ -72,7 +81,8 @@ def scored_values(values: ArrayLike, scored: ArrayLike | None, what: str = "valu
 def mean(values: ArrayLike, scored: ArrayLike | None = None) -> Figure:
     """The mean of the scored units' values."""
     x, mask = scored_values(values, scored)
-    return Figure(np.column_stack([x, mask.astype(float)]), lambda sums: divide(sums[:, 0], sums[:, 1]))
+    columns = np.column_stack([x, mask.astype(float)])
+    return Figure(columns, lambda sums: divide(sums[:, 0], sums[:, 1]), np.where(mask, x, np.nan))
 
 
 def stratified_mean(values: ArrayLike, strata: Sequence[Hashable], scored: ArrayLike | None = None) -> Figure:
@@ -84,7 +94,7 @@ def stratified_mean(values: ArrayLike, strata: Sequence[Hashable], scored: Array
     x, mask = scored_values(values, scored)
     codes, _ = codes_of(strata)
     if len(codes) != len(x):
-        raise ValueError(f"strata: {len(codes)} labels for {len(x)} values")
+        raise ValueError(f"strata: {counted(len(codes), 'label')} for {counted(len(x), 'value')}")
     kept = np.unique(codes[mask])
     member = (codes[:, None] == kept[None, :]) & mask[:, None]
     columns = np.hstack([np.where(member, x[:, None], 0.0), member.astype(float)])
@@ -95,7 +105,7 @@ def stratified_mean(values: ArrayLike, strata: Sequence[Hashable], scored: Array
             return np.full(len(sums), np.nan)
         return divide(sums[:, :k], sums[:, k:]).mean(axis=1)
 
-    return Figure(columns, combine)
+    return Figure(columns, combine, np.where(mask, x, np.nan))
 
 
 def ratio(numerator: ArrayLike, denominator: ArrayLike) -> Figure:
@@ -129,13 +139,14 @@ def compose(function: Callable[..., np.ndarray], *parts: Figure) -> Figure:
 
 def affine(figure: Figure, scale: float = 1.0, offset: float = 0.0) -> Figure:
     """scale * figure + offset (HelloBench's task score: mean row score * 4 - 300)."""
-    return compose(lambda values: scale * values + offset, figure)
+    found = compose(lambda values: scale * values + offset, figure)
+    return found if figure.values is None else replace(found, values=scale * figure.values + offset)
 
 
 def weighted_sum(parts: Sequence[Figure], weights: Sequence[float]) -> Figure:
     """sum of weight * figure (LongBench-Write: S = 0.5 S_l + 0.5 S_q)."""
     if len(parts) != len(weights):
-        raise ValueError(f"weighted_sum: {len(weights)} weights for {len(parts)} figures")
+        raise ValueError(f"weighted_sum: {counted(len(weights), 'weight')} for {counted(len(parts), 'figure')}")
     return compose(lambda *values: sum(w * v for w, v in zip(weights, values, strict=True)), *parts)
 
 

@@ -6,17 +6,22 @@ rescaled bootstrap of the design's units converges to), df Welch-Satterthwaite's
 bounded scale [L, U] (HelloBench -300..100, a win rate 0..1) takes the t interval on logit((figure - L) / (U - L)),
 its SE carried by the delta method, mapped back: the interval stays on the scale and reaches further towards the
 far bound, where a score near the top of the scale has its rare low values (a model scoring near 100 that scores 0
-on a few prompts). On that far side the SE allows for a failure on RARE_SHARE of the units that the sample does not
-hold, in each stratum (`far_floor`): a small sample of a model that rarely fails most often shows neither the failure
-nor its spread, and its figure then sits above the truth. A paired difference takes the same allowance on each side
-for the run whose failure would move it that way (`comparison.failure_allowances`). Chosen by
-measured coverage (bench/interval_coverage.py, released and synthetic populations at 5, 10 and 30 prompts per task):
-the studentized bootstrap (bootstrap-t) it replaces was wider for about the same coverage on single figures,
-over-covered bimodal tasks and covered paired differences less than t on the same SE; without the allowance a model
-near the top with a zero on 0.5% of prompts covered 91.2% at 30 prompts per task. A figure resting on one unit per
-stratum gets no interval (`interval_reasons` says why), never a zero width; one whose every unit sits at one end of
-its known scale (a win rate of n of n) gets Wilson's one-sided bound over its units (`wilson.edge_bounds`). Every
-interval holds its figure, checked where it is made (`check_order`), and the figure is cut to the scale with it.
+on a few prompts). On that far side the interval also reaches as far as failures the sample does not show could have
+moved the figure (`unseen_reach`): a small sample of a model that rarely fails most often shows neither the failure
+nor its spread, and its figure then sits above the truth. The reach learns from the sample: it counts the units that
+did fail (sat at the far end of the scale; `failed_units`) and bounds the share of failures with the exact binomial
+chance of seeing no more of them, at every failure rate up to UNSEEN_RATE, so it is wide where few units show no
+failure, shrinks as more units show none, and is nothing where the failures show and the SE holds them. A paired
+difference takes the same reach on each side for the run whose failure would move it that way
+(`comparison.failure_reaches`). Chosen by measured coverage (bench/interval_coverage.py, released and synthetic
+populations at 5, 10 and 30 prompts per task): the studentized bootstrap (bootstrap-t) it replaces was wider for
+about the same coverage on single figures, over-covered bimodal tasks and covered paired differences less than t on
+the same SE; with the fixed allowance the reach replaced (failures on 0.25% of each stratum's units, in quadrature
+with the SE) a model near the top with zeros on 1% of prompts covered 88-94%, with the reach 94-96%. A figure resting
+on one unit per stratum gets no interval (`interval_reasons` says why), never a zero width; one whose every unit sits
+at one end of its known scale (a win rate of n of n) gets Wilson's one-sided bound over its units
+(`wilson.edge_bounds`). Every interval holds its figure, checked where it is made (`check_order`), and the figure is
+cut to the scale with it.
 """
 
 from __future__ import annotations
@@ -27,19 +32,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import ndtri, stdtrit  # scipy.stats' norm.ppf and t.ppf, without importing scipy.stats
+from scipy.special import ndtri, stdtrit  # scipy.stats' binom.cdf, norm.ppf, t.ppf without scipy.stats
 
 from .design import Design
-from .figures import Figure
+from .figures import Bounds, Figure
 from .resampling import check_rounds_and_seed
+from .unseen_failures import failed_units, far_below, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, only_float_noise, rests_on, spread
 from .wilson import edge_bounds
 
 DEFAULT_ROUNDS = 2000
 DEFAULT_SEED = 0
 DEFAULT_LEVEL = 0.95
-RARE_SHARE = 0.0025  # failures (far-bound units) an interval allows for unseen: llama31_8b scores 0 on 0.31%
-Bounds = tuple[float, float] | None  # the attainable range of a figure (None: not known)
 
 
 def check_level(level: object) -> None:
@@ -127,10 +131,11 @@ def t_interval(
 def sided_interval(
     point: float, se: float, df: float | None, n: int, level: float, bounds: Bounds, below: float, above: float
 ) -> Interval:
-    """point - t(df) x sqrt(se^2 + below^2) .. point + t(df) x sqrt(se^2 + above^2), clipped to `bounds`: the t
-    interval with a separate allowance on each side (`Interval.se` stays the measured one)."""
+    """min(point - t(df) x se, point - below) .. max(point + t(df) x se, point + above), clipped to `bounds`: the t
+    interval reaching at least `below` and `above` from the figure (`unseen_reach`; `Interval.se` stays the measured
+    one)."""
     q = quantile(level, df)
-    low, high = point - q * math.hypot(se, below), point + q * math.hypot(se, above)
+    low, high = min(point - q * se, point - below), max(point + q * se, point + above)
     point, low, high, clipped = clip(point, low, high, bounds)
     return Interval(point, low, high, se, n, rounds=0, level=level, df=df, clipped=clipped)
 
@@ -142,36 +147,34 @@ def scale_interval(
     n: int,
     level: float = DEFAULT_LEVEL,
     bounds: Bounds = None,
-    floor: float = 0.0,
+    reach: float = 0.0,
 ) -> Interval:
     """The t interval on the logit of the figure's scale `bounds` (the SE by the delta method), mapped back; the
     plain t interval where the scale is not known or the figure sits on one of its bounds. On the side of the bound
-    farther from the figure the SE is sqrt(se^2 + floor^2) (`far_floor`'s allowance)."""
+    farther from the figure it reaches at least `reach` from the figure (`unseen_reach`), within the scale."""
     if bounds is None or not bounds[0] < point < bounds[1] or not se > 0:
-        return t_interval(point, se, df, n, level, bounds)
+        return reaching(t_interval(point, se, df, n, level, bounds), reach, bounds)
     lowest, width = bounds[0], bounds[1] - bounds[0]
     share = (point - lowest) / width
     slope, q = 1 / (share * (1 - share) * width), quantile(level, df)
-    far = math.hypot(se, floor)
-    below, above = (far, se) if share > 0.5 else (se, far)
     centre = math.log(share / (1 - share))
-    low, high = lowest + width * expit(centre - q * below * slope), lowest + width * expit(centre + q * above * slope)
-    return Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)  # float rounding
+    low, high = lowest + width * expit(centre - q * se * slope), lowest + width * expit(centre + q * se * slope)
+    found = Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)  # float rounding
+    return reaching(found, reach, bounds)
 
 
-def far_floor(point: float, bounds: Bounds, n: int, strata: int = 1) -> float:
-    """What a figure on `bounds` resting on `n` units in `strata` strata can miss unseen: had RARE_SHARE of its units
-    failed (sat at the bound of the scale farther from it), it would lie RARE_SHARE x that distance further. A stratum
-    of m units holds none of them with probability (1 - RARE_SHARE)^m, and a stratified figure misses each stratum's
-    failures apart, so its units per stratum (n / strata), not its total, set how likely that is; the bias's root
-    mean square over samples is RARE_SHARE x distance x sqrt((1 - RARE_SHARE)^(n / strata)) (the total in the
-    exponent covered 93.5% where a stratified model near the top had its zeros in two of five tasks, 30 per task;
-    a paired difference 92.3%). Large where a few units rest near one end of the scale, nothing at many units per
-    stratum (where the failures show, and the SE holds them). Zero where the scale is not known."""
-    if bounds is None or n < 1:
-        return 0.0
-    distance = max(point - bounds[0], bounds[1] - point)
-    return RARE_SHARE * distance * math.sqrt((1 - RARE_SHARE) ** (n / max(strata, 1)))
+def reaching(found: Interval, reach: float, bounds: Bounds) -> Interval:
+    """`found` with the side towards the end of `bounds` farther from its figure reaching at least `reach` from the
+    figure, within the scale (unchanged where the scale is not known or `reach` is 0)."""
+    if bounds is None or not reach > 0:
+        return found
+    if far_below(found.point, bounds):
+        low = found.point - reach
+        cut = found.clipped or low < bounds[0]
+        return replace(found, low=max(min(found.low, low), min(bounds[0], found.low)), clipped=cut)
+    high = found.point + reach
+    cut = found.clipped or high > bounds[1]
+    return replace(found, high=min(max(found.high, high), max(bounds[1], found.high)), clipped=cut)
 
 
 def expit(value: float) -> float:
@@ -182,12 +185,15 @@ def expit(value: float) -> float:
 
 
 def contributions_interval(
-    point: float, found: Spread, level: float = DEFAULT_LEVEL, bounds: Bounds = None, floored: bool = False
+    point: float, found: Spread, level: float = DEFAULT_LEVEL, bounds: Bounds = None, failed: int | None = None
 ) -> Interval:
-    """The interval of a figure with spread `found`: on its scale's logit where `bounds` are known, with the far
-    side's allowance for an unseen failure where `floored` (`far_floor`)."""
-    floor = far_floor(point, bounds, found.n, found.strata) if floored else 0.0
-    return scale_interval(point, found.se, found.df, found.n, level, bounds, floor)
+    """The interval of a figure with spread `found`: on its scale's logit where `bounds` are known, reaching on the
+    far side as far as the failures its sample does not show could have moved it where `failed` (the failures it
+    shows, `failed_units`) is given (`unseen_reach`)."""
+    reach = 0.0
+    if failed is not None and bounds is not None:
+        reach = unseen_reach([(max(point - bounds[0], bounds[1] - point), failed)], found.n, found.se, level)
+    return scale_interval(point, found.se, found.df, found.n, level, bounds, reach)
 
 
 def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None) -> Interval:
@@ -217,16 +223,17 @@ def figure_spread(figure: Figure, design: Design) -> tuple[Spread | None, str | 
 
 
 def figure_interval(figure: Figure, design: Design, level: float, bounds: Bounds) -> Interval | None:
-    """The figure's interval (None: it gets none, `figure_spread` says why), with the far side's allowance
-    (`far_floor`: a single figure, whose rare failures sit at one end of its scale; a paired difference takes its own,
-    `comparison.failure_allowances`)."""
+    """The figure's interval (None: it gets none, `figure_spread` says why), reaching on the far side as far as
+    failures its sample does not show could have moved it (`unseen_reach`: a single figure, whose rare failures sit at
+    one end of its scale; a paired difference takes its own, `comparison.failure_reaches`)."""
     found, reason = measured(figure, design)
     point = figure.point()
     if found is None or point is None:
         return None
     if reason is not None:
         return edge_interval(point, found.spread, level, bounds)
-    return contributions_interval(point, found.spread, level, bounds, floored=True)
+    failed = failed_units(figure, point, bounds, found.rests)
+    return contributions_interval(point, found.spread, level, bounds, failed)
 
 
 def edge_interval(point: float, found: Spread, level: float, bounds: Bounds) -> Interval | None:

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from .bounded import CORRELATION_SCALE, share_interval
 from .design import Design
 from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Interval
@@ -56,7 +58,7 @@ class Agreement:
     @property
     def label_set(self) -> str:
         """The label set in words, printed beside every agreement and kappa: `4 labels: A, B, ...`."""
-        return f"{len(self.labels)} labels: {', '.join(self.labels)}"
+        return f"{counted(len(self.labels), 'label')}: {', '.join(self.labels)}"
 
     def to_dict(self) -> dict[str, Any]:
         """The results-file form (agreement.json, calibrated.json): the figures, {"intervals": {"agreement",
@@ -120,7 +122,9 @@ def label_agreement(
 ) -> Agreement:
     """Agreement and Cohen's kappa of `judged` with `reference` (labels of the same units, each in `labels`)."""
     if len(reference) != len(judged):
-        raise ValueError(f"the two labelings must label the same units ({len(reference)} and {len(judged)} labels)")
+        raise ValueError(
+            f"the two labelings must label the same units ({len(reference)} and {counted(len(judged), 'label')})"
+        )
     a, b = label_codes(reference, labels, "reference"), label_codes(judged, labels, "judged")
     classes, n = len(labels), len(a)
     table = tuple(tuple(int(x) for x in row) for row in confusion_counts(a, b, classes))

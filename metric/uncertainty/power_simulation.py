@@ -4,9 +4,10 @@ The reference is a paired difference measured on shared units: its linearized co
 planned run of m_h units in stratum h (the reference's sizes in proportion, `allocate`) is simulated by drawing m_h
 of the stratum's units with replacement; unit i moves the figure by u_i / m_h, u_i = n_h (z_i - mean z over the
 stratum), so the simulated figure is D + the drawn moves, D the difference to detect. Its interval is the one a run
-computes (`planned_interval`): the t interval on its SE, each side widened, where the figures' scale is known, by
-the allowance for an unseen failure that `report` adds to a paired difference (`comparison.failure_allowances`, at
-the run's two figures: the references' midpoint -/+ half the simulated difference), cut to the difference's range;
+computes (`planned_interval`): the t interval on its SE, each side reaching, where the figures' scale is known, as
+far as an unseen failure could move it, as `report` prints a paired difference (`comparison.failure_reaches`, at the
+run's two figures: the references' midpoint -/+ half the simulated difference, with the failures its drawn units
+show: each unit drawn carries whether each run's value sat at an end of the scale), cut to the difference's range;
 a run whose units differ by no more than float noise gets no interval (`variance.only_float_noise`: a report prints
 none, so nothing is detected). The power is the share of simulated runs whose interval excludes 0 on D's side.
 Unlike the noncentral t (`power.prompts_needed`), this
@@ -28,11 +29,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .comparison import difference_figure, failure_allowances
+from .comparison import difference_figure, failure_reaches
 from .design import Design
 from .figures import Figure
-from .intervals import DEFAULT_LEVEL, Bounds, Interval, sided_interval
+from .intervals import (
+    DEFAULT_LEVEL,
+    Bounds,
+    Interval,
+    sided_interval,
+)
 from .power import DEFAULT_ALPHA, DEFAULT_POWER, PowerPlan, prompts_needed
+from .unseen_failures import EDGE_SHARE, far_below
 from .variance import FLOAT_NOISE, gradient, linearized, rests_on, spread
 
 DEFAULT_SIMULATIONS = 1000
@@ -57,15 +64,18 @@ def allocate(total: int, sizes: list[int], smallest: int = 2) -> list[int]:
 @dataclass(frozen=True)
 class PairedReference:
     """A reference's paired difference: each stratum's unit moves u (n_h times the centred contributions); `points`
-    the two figures' points and `scale` their scale (None: not known, no allowance), for the interval `report` prints;
-    `noise` the spread of contributions within a stratum at or below which a run's units do not vary (float noise on
-    the terms they are made of, `variance.only_float_noise`)."""
+    the two figures' points and `scale` their scale (None: not known, no reach for unseen failures), for the interval
+    `report` prints; `noise` the spread of contributions within a stratum at or below which a run's units do not vary
+    (float noise on the terms they are made of, `variance.only_float_noise`); `ends` per stratum, for each unit and
+    run, -1 where the run's value sits at the bottom of `scale`, 1 at its top, 0 elsewhere (None: not known, no
+    failure counted), so a planned run counts the failures its drawn units show."""
 
     moves: list[np.ndarray]
     design: Design
     points: tuple[float, float] | None = None
     scale: Bounds = None
     noise: float = 0.0
+    ends: list[np.ndarray] | None = None
 
     @classmethod
     def of(
@@ -76,18 +86,24 @@ class PairedReference:
         points: tuple[float, float] | None = None,
         scale: Bounds = None,
         size: float | None = None,
+        ends: np.ndarray | None = None,
     ) -> PairedReference:
         """From a difference's linearized contributions `z` over the units in `rests` (strata of one unit dropped:
         they have no spread to draw from); `size` the largest term a unit's contribution sums (`of_pair`; None where
-        not known: no float-noise test, as z is centred and cannot tell), which sets the float noise. A reference
+        not known: no float-noise test, as z is centred and cannot tell), which sets the float noise; `ends` (units,
+        2): where each run's value sits at an end of `scale` (`PairedReference.ends`; None: not known). A reference
         whose units differ by float noise alone is refused."""
         noise = FLOAT_NOISE * (size or 0.0)
-        moves = [len(g) * (g - g.mean()) for g in design.split(z, rests) if len(g) >= 2]
+        kept = [len(g) >= 2 for g in design.split(z, rests)]
+        moves = [len(g) * (g - g.mean()) for g, keep in zip(design.split(z, rests), kept, strict=True) if keep]
         if not moves:
             raise ValueError("the reference difference rests on one unit per stratum: nothing to simulate from")
         if noise and all(np.ptp(m) / len(m) <= noise for m in moves):
             raise ValueError("the reference difference does not vary (float noise alone): nothing to simulate from")
-        return cls(moves, design, points, scale, noise)
+        if ends is not None:
+            split = zip(design.split(ends[:, 0], rests), design.split(ends[:, 1], rests), kept, strict=True)
+            ends = [np.column_stack([a, b]).astype(np.int8) for a, b, keep in split if keep]
+        return cls(moves, design, points, scale, noise, ends)
 
     @classmethod
     def of_pair(cls, a: Figure, b: Figure, design: Design, scale: Bounds = None) -> PairedReference:
@@ -101,7 +117,10 @@ class PairedReference:
         rests = rests_on(difference)
         terms = np.abs(difference.columns) @ np.abs(slope)
         size = float(terms[rests].max()) if rests.any() else 0.0
-        return cls.of(z, rests, design, (float(points[0]), float(points[1])), scale, size)
+        ends = None
+        if scale is not None and a.values is not None and b.values is not None:
+            ends = np.column_stack([scale_ends(a.values, scale), scale_ends(b.values, scale)])
+        return cls.of(z, rests, design, (float(points[0]), float(points[1])), scale, size, ends)
 
     @property
     def sizes(self) -> list[int]:
@@ -112,6 +131,15 @@ class PairedReference:
         strata = np.repeat(np.arange(len(counts)), counts)
         names = tuple(range(len(counts)))
         return Design(strata, names, self.design.unit, self.design.stratified_by), counts
+
+    def failed(self, drawn: list[np.ndarray], points: tuple[float, float]) -> tuple[int, int]:
+        """The failures of each run (units at the end of the scale farther from its figure at `points`) among the
+        drawn units (`drawn`: each stratum's drawn rows of `ends`); none where not known."""
+        if self.ends is None or self.scale is None:
+            return 0, 0
+        codes = np.concatenate(drawn)
+        far = [-1 if far_below(point, self.scale) else 1 for point in points]
+        return int(np.count_nonzero(codes[:, 0] == far[0])), int(np.count_nonzero(codes[:, 1] == far[1]))
 
     def run_points(self, point: float) -> tuple[float, float]:
         """A planned run's two figures where its difference is `point`: the references' midpoint -/+ half of it, cut
@@ -133,16 +161,18 @@ def planned_interval(
     level: float = DEFAULT_LEVEL,
     scale: Bounds = None,
     noise: float = 0.0,
+    failed: tuple[int, int] = (0, 0),
 ) -> Interval | None:
     """The interval `comparison.paired_difference` prints for a difference `point` of figures at `points` with
-    contributions `z` over every unit of `design` (all scored): the t interval on its SE, each side widened by the
-    allowance for an unseen failure (`failure_allowances`) and cut to the difference's range where `scale` is known.
-    None where the units do not vary, float noise (within `noise` in every stratum) included: no interval."""
+    contributions `z` over every unit of `design` (all scored), `failed` the failures each run's units show: the t
+    interval on its SE, each side reaching as far as an unseen failure could move it (`failure_reaches`) and cut to
+    the difference's range where `scale` is known. None where the units do not vary, float noise (within `noise` in
+    every stratum) included: no interval."""
     rests = np.ones(len(z), dtype=bool)
     found = spread(z, rests, design)
     if not found.variance > 0 or all(np.ptp(g) <= noise for g in design.split(z, rests) if len(g)):
         return None
-    below, above = failure_allowances(points, scale, found.n, found.strata)
+    below, above = failure_reaches(points, scale, found.n, found.se, failed, level)
     bounds = None if scale is None else (scale[0] - scale[1], scale[1] - scale[0])
     return sided_interval(point, found.se, found.df, found.n, level, bounds, below, above)
 
@@ -160,14 +190,15 @@ def simulated_power(
     rng, detected = np.random.default_rng(seed), 0
     # contributions over m_h units instead of n_h scale by about n_h / m_h, the terms they sum and their float noise too
     noise = reference.noise * sum(reference.sizes) / design.n_units
+    ends = reference.ends or [np.zeros((len(moves), 2), dtype=np.int8) for moves in reference.moves]
     for _ in range(simulations):
-        drawn = [
-            moves[rng.integers(0, len(moves), count)] / count
-            for moves, count in zip(reference.moves, counts, strict=True)
-        ]
+        picks = [rng.integers(0, len(moves), count) for moves, count in zip(reference.moves, counts, strict=True)]
+        drawn = [moves[pick] / len(pick) for moves, pick in zip(reference.moves, picks, strict=True)]
         z = np.concatenate([d - d.mean() for d in drawn])
         point = difference + float(sum(d.sum() for d in drawn))
-        interval = planned_interval(point, reference.run_points(point), z, design, level, reference.scale, noise)
+        points = reference.run_points(point)
+        failed = reference.failed([codes[pick] for codes, pick in zip(ends, picks, strict=True)], points)
+        interval = planned_interval(point, points, z, design, level, reference.scale, noise, failed)
         if interval is None:
             continue  # a run whose units do not vary gets no interval: nothing detected
         detected += interval.low > 0 if difference > 0 else interval.high < 0
@@ -260,3 +291,9 @@ def bracket(reaches, start: int, smallest: int, largest: int) -> tuple[int, int]
             return low, high
         low = high
     raise ValueError(f"the difference is not detected at the stated power even with {low:,} units")
+
+
+def scale_ends(values: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
+    """-1 where a value sits at the bottom of `scale`, 1 at its top, 0 elsewhere (NaN included)."""
+    tolerance = EDGE_SHARE * (scale[1] - scale[0])
+    return np.where(values <= scale[0] + tolerance, -1, np.where(values >= scale[1] - tolerance, 1, 0)).astype(np.int8)

@@ -15,11 +15,20 @@ from collections.abc import Callable
 import numpy as np
 
 from .borrowed import borrowed_variance
-from .comparison import Difference, difference_figure, difference_from
+from .comparison import Difference, difference_figure, difference_from, failure_reaches
 from .design import Design
 from .figures import Figure
-from .intervals import DEFAULT_LEVEL, Bounds, Interval, contributions_interval, t_interval
+from .intervals import (
+    DEFAULT_LEVEL,
+    Bounds,
+    Interval,
+    contributions_interval,
+    reaching,
+    sided_interval,
+    t_interval,
+)
 from .judge_noise import influence
+from .unseen_failures import failed_units, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, rests_on, spread
 
 METHOD = (
@@ -75,16 +84,23 @@ def pooled_interval(
     reason = no_spread_reason(found.spread, design)
     if reason is not None or point is None:
         return None, reason
-    return borrowed_interval(point, found.spread, level, bounds), None
+    failed = failed_units(figure, point, bounds, found.rests)
+    return borrowed_interval(point, found.spread, level, bounds, failed), None
 
 
-def borrowed_interval(point: float, found: Spread, level: float, bounds: Bounds) -> Interval:
+def borrowed_interval(point: float, found: Spread, level: float, bounds: Bounds, failed: int | None = None) -> Interval:
     """The t interval on a spread with a borrowed part, cut to `bounds`: the borrowed variance is the one at which
     this symmetric interval covers on average (`borrowed`), so it takes no transformation of the scale (on the
-    scale's logit it covered 97-98% where the others held 5 prompts per task, bench/interval_coverage.py)."""
+    scale's logit it covered 97-98% where the others held 5 prompts per task, bench/interval_coverage.py). Where
+    `failed` (the failures the units show) is given, the far side reaches as far as failures they do not show could
+    have moved the figure (`intervals.unseen_reach`), as a figure without a borrowed part does."""
     if found.borrowed > 0:
-        return t_interval(point, found.se, found.df, found.n, level, bounds)
-    return contributions_interval(point, found, level, bounds)
+        found_interval = t_interval(point, found.se, found.df, found.n, level, bounds)
+        if failed is None or bounds is None:
+            return found_interval
+        distance = max(point - bounds[0], bounds[1] - point)
+        return reaching(found_interval, unseen_reach([(distance, failed)], found.n, found.se, level), bounds)
+    return contributions_interval(point, found, level, bounds, failed)
 
 
 def pooled_method(design: Design) -> str:
@@ -99,9 +115,13 @@ def pooled_difference(
     design: Design,
     level: float = DEFAULT_LEVEL,
     bounds: Bounds = None,
+    scale: Bounds = None,
 ) -> tuple[Difference | None, str | None]:
     """a - b on the same units (`values_*` each run's per-unit values, scored on the same units), one-unit strata
-    borrowing the pooled within-stratum variance of the per-unit differences; with the reason where it has none."""
+    borrowing the pooled within-stratum variance of the per-unit differences; with the reason where it has none.
+    `scale`: the figures' own scale, where known: each side reaches as far as an unseen failure of the run whose
+    failure moves the difference that way could move it (`comparison.failure_reaches`), as a paired difference
+    without a borrowed part does."""
     values_a, values_b = np.asarray(values_a, dtype=float), np.asarray(values_b, dtype=float)
     a, b = build_a(values_a), build_b(values_b)
     figure, slopes = difference_figure(a, b), influence(build_a, values_a)
@@ -115,5 +135,13 @@ def pooled_difference(
     if reason is not None or point is None:
         return None, reason
     both = np.any(a.columns != 0, axis=1) & np.any(b.columns != 0, axis=1)
-    found_interval = borrowed_interval(point, found.spread, level, bounds)
-    return difference_from(found_interval, int(both.sum())), None
+    if scale is None:
+        return difference_from(borrowed_interval(point, found.spread, level, bounds), int(both.sum())), None
+    points = float(a.point()), float(b.point())  # type: ignore[arg-type]
+    failed = failed_units(a, points[0], scale, found.rests), failed_units(b, points[1], scale, found.rests)
+    got = found.spread
+    below, above = failure_reaches(points, scale, got.n, got.se, failed, level)
+    if bounds is None:
+        bounds = (scale[0] - scale[1], scale[1] - scale[0])
+    found_interval = sided_interval(point, got.se, got.df, got.n, level, bounds, below, above)
+    return difference_from(found_interval, int(both.sum()), below if point > 0 else above), None

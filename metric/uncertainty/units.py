@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from .design import Design
 
 
@@ -30,9 +32,11 @@ class UnitTable:
     def __post_init__(self) -> None:
         for name, column in self.columns.items():
             if len(column) != len(self.ids):
-                raise ValueError(f"unit column {name!r}: {len(column)} values for {len(self.ids)} {self.unit}s")
+                raise ValueError(
+                    f"unit column {name!r}: {counted(len(column), 'value')} for {counted(len(self.ids), self.unit)}"
+                )
         if self.strata is not None and len(self.strata) != len(self.ids):
-            raise ValueError(f"strata: {len(self.strata)} labels for {len(self.ids)} {self.unit}s")
+            raise ValueError(f"strata: {counted(len(self.strata), 'label')} for {counted(len(self.ids), self.unit)}")
 
     def __len__(self) -> int:
         return len(self.ids)
