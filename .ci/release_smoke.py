@@ -138,6 +138,27 @@ def replay_run(data: Path, dataset: Path) -> Path:
     return next(out.glob("**/config.yaml")).parent
 
 
+def missing_extra_names_this_wheel(wheel: Path) -> None:
+    """A missing extra's hint works from this install (issue 49): torch's CPU build first, then this wheel file with
+    the extra (before the release `pip install 'longform-eval[local]'` finds nothing), no line over 100 characters."""
+    from longform_eval.inference.backends import MissingExtraError, create_backend
+    from longform_eval.inference.config import ModelSpec
+
+    try:
+        create_backend(ModelSpec(backend="local", model="default"))
+    except MissingExtraError as error:
+        lines = str(error).splitlines()
+    else:
+        raise SmokeFailure("local:default started without the local extra")
+    commands = [line.strip() for line in lines if line.startswith("  ")]
+    wheels = {f"pip install '{path}[local]'" for path in (wheel, wheel.resolve())}
+    check(
+        len(commands) == 2 and commands[0].startswith("first: pip install torch==2.13.0") and commands[1] in wheels,
+        "the local extra's hint does not name torch, then this wheel:\n" + "\n".join(lines),
+    )
+    check(max(map(len, lines)) <= 100, "a line of the hint is over 100 characters:\n" + "\n".join(lines))
+
+
 def space_starts(run: Path) -> None:
     from longform_eval.spaces.app import arena_from_settings, build_app
 
@@ -159,6 +180,8 @@ def main() -> int:
         print(f"ok  imported from {installed}")
         version = version_from_one_place(args.wheel, args.sdist)
         print(f"ok  version {version}: --version, wheel and sdist agree")
+        missing_extra_names_this_wheel(args.wheel)
+        print("ok  a missing extra names torch's CPU build, then this wheel file, in lines of at most 100 characters")
         sdist_holds_the_sources(args.sdist)
         print("ok  the sdist holds the sources and package data")
         dataset = dataset_loads(args.data)

@@ -14,7 +14,9 @@ from .registry import BUILDERS, build
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
     builder = subparsers.add_parser("build", help="build a benchmark into a Hub-ready dataset folder")
-    builder.add_argument("name", choices=sorted(BUILDERS), help="the benchmark to build")
+    builder.add_argument(
+        "name", choices=sorted(BUILDERS), metavar="NAME", help=f"the benchmark to build: {', '.join(sorted(BUILDERS))}"
+    )
     builder.add_argument(
         "--source",
         type=source_folder,
@@ -44,8 +46,8 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     builder.add_argument(
         "--weights",
         type=Path,
-        help="hellobench: checklist weights file to use instead "
-        "of weighted_scores.txt (e.g. from `longform-eval fit-weights`)",
+        help="hellobench: checklist weights file, e.g. from `longform-eval fit-weights` (default: the source's "
+        "weighted_scores.txt, the paper's weights)",
     )
     builder.add_argument("--generate", action="store_true", help="longgenbench: add seeded fresh items")
     builder.add_argument("--seed", type=int, default=0, help="longgenbench --generate: random seed")
@@ -60,8 +62,12 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
     push = subparsers.add_parser("push", help="upload a built dataset folder to the Hugging Face Hub")
     push.add_argument("folder", type=Path, help="a dataset folder `longform-eval build` wrote")
     push.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="the Hub dataset repo to upload to")
-    push.add_argument("--revision", help="branch to push to (created if missing)")
-    push.add_argument("--message", help="commit message")
+    push.add_argument(
+        "--revision", help="branch to push to, created if missing (default: the repo's default branch, main)"
+    )
+    push.add_argument(
+        "--message", help="commit message (default: 'Upload NAME built by longform-eval', NAME the folder's name)"
+    )
     push.add_argument("--private", action="store_true", help="create the repo private (an existing repo keeps its own)")
     push.add_argument("--dry-run", action="store_true", help="list the files that would be uploaded")
     push.set_defaults(handler=run_push)

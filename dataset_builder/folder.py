@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from longform_eval.common.datasets_bars import without_datasets_bars
 from longform_eval.common.errors import OutputFolderError
 from longform_eval.common.owned import listed_files, read_listing, remove_listed, shown, unlisted_entries, write_listing
 from longform_eval.common.staging import remove_dead_staging, retired_path, staging_folder
@@ -59,20 +60,14 @@ def write_dataset_folder(
 
 def write_table(folder: Path, table: ConfigTable) -> datasets.DatasetInfo:
     import datasets
-    from datasets.utils import logging as datasets_logging
 
     from .tables import SPLIT
 
     path = folder / table.data_path
     path.parent.mkdir(parents=True, exist_ok=True)
     dataset = table.to_dataset()
-    was_disabled = not datasets_logging.is_progress_bar_enabled()
-    datasets_logging.disable_progress_bar()
-    try:
+    with without_datasets_bars():
         dataset.to_parquet(str(path))
-    finally:
-        if not was_disabled:
-            datasets_logging.enable_progress_bar()
     num_bytes = dataset.data.nbytes
     splits = datasets.SplitDict()
     splits.add(datasets.SplitInfo(name=SPLIT, num_bytes=num_bytes, num_examples=dataset.num_rows))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from longform_eval.common.errors import SourceError
+from longform_eval.common.plurals import counted
 from longform_eval.common.records import UniqueIds, read_jsonl, require, require_count, require_strings
 
 from .card import CardRepo, CardSpec
@@ -102,14 +103,19 @@ def read_rows(
             raise SourceError(path, line, "category", f"unknown subcategory {subcategory!r} (not in the weights)")
         if num_checklist != len(checklists):
             raise SourceError(
-                path, line, "num_checklist", f"is {num_checklist} but there are {len(checklists)} checklists"
+                path,
+                line,
+                "num_checklist",
+                f"is {num_checklist} but there {'is' if len(checklists) == 1 else 'are'} "
+                f"{counted(len(checklists), 'checklist')}",
             )
         if len(weights[subcategory]) != len(checklists):
             raise SourceError(
                 path,
                 line,
                 "checklists",
-                f"{len(checklists)} checklists but {len(weights[subcategory])} weights for {subcategory!r}",
+                f"{counted(len(checklists), 'checklist')} but {counted(len(weights[subcategory]), 'weight')} for "
+                f"{subcategory!r}",
             )
         rows.append(
             {

@@ -11,7 +11,7 @@ import datasets
 
 from longform_eval.common.errors import SourceError
 from longform_eval.common.guarded import SOURCE, read_bytes
-from longform_eval.common.install import install_command
+from longform_eval.common.install import missing_extra_message
 from longform_eval.common.records import UniqueIds, read_json, read_jsonl, require, require_count
 
 from .card import CardRepo, CardSpec
@@ -166,7 +166,7 @@ def xlsx_rows(path: Path) -> list[tuple[int, list[Any]]]:
     try:
         import openpyxl
     except ImportError as error:
-        raise ImportError(f"Reading {path.name} needs openpyxl: {install_command('xlsx')}") from error
+        raise ImportError(missing_extra_message(f"Reading {path.name} needs openpyxl:", "xlsx")) from error
     data = read_bytes(path, SOURCE, decompress=False)  # a regular file within the source ceiling, read once
     try:
         return worksheet_rows(openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True))

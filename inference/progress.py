@@ -25,10 +25,7 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
-from longform_eval.common.shown import harmless_line
-
-from .scrubbed_output import HarmlessConsole
-from .secret_values import scrub
+from .scrubbed_output import HarmlessConsole, scrubbed_line
 
 console = HarmlessConsole("stderr")  # rich's escapes kept; what it is given to draw is made harmless first
 
@@ -100,6 +97,6 @@ def stage_progress(description: str, total: int):
         console=console,
         transient=False,
     ) as progress:
-        shown = harmless_line(scrub(description))  # before it is cut: no part of a key is left for the scrub to miss
+        shown = scrubbed_line(description)  # before it is cut: no part of a key is left for the scrub to miss
         task = progress.add_task(shortened(shown, description_width(total, console.width)), total=total)
         yield lambda: progress.advance(task)

@@ -16,9 +16,20 @@ from typing import Any, TextIO
 
 from rich.console import Console
 
-from longform_eval.common.shown import harmless
+from longform_eval.common.shown import harmless, harmless_line
 
 from .secret_values import scrub, writable
+
+
+def scrubbed_text(text: str, keep_return: bool = False) -> str:
+    """`text` as it may be shown: the secrets in use masked first (before any cut or wrap could split a key and
+    escape the scrub), then control characters escaped (`shown.harmless`)."""
+    return harmless(scrub(text), keep_return=keep_return)
+
+
+def scrubbed_line(text: str) -> str:
+    """`scrubbed_text` on one line (line breaks escaped too): a table cell, a label, a progress description."""
+    return harmless_line(scrub(text))
 
 
 class ScrubbedStream:
@@ -28,7 +39,7 @@ class ScrubbedStream:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        shown = writable(harmless(scrub(text), keep_return=True))  # ESC printed as `\u001b`, never acted on
+        shown = writable(scrubbed_text(text, keep_return=True))  # ESC printed as `\u001b`, never acted on
         try:
             self.stream.write(shown)
         except UnicodeEncodeError:  # a console that is not UTF-8: what it cannot show, escaped
@@ -78,7 +89,7 @@ class HarmlessConsole(Console):
         super().__init__(file=RenderedStream(stream), **options)
 
     def print(self, *objects: Any, **options: Any) -> None:
-        super().print(*(harmless(scrub(o)) if isinstance(o, str) else o for o in objects), **options)
+        super().print(*(scrubbed_text(o) if isinstance(o, str) else o for o in objects), **options)
 
 
 def unscrubbed(stream: TextIO | ScrubbedStream) -> TextIO:
@@ -92,7 +103,7 @@ def scrubbing_records(make_record: Callable[..., logging.LogRecord]) -> Callable
     def make(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = make_record(*args, **kwargs)
         with contextlib.suppress(Exception):  # a message that does not format is logging's to report, as before
-            record.msg, record.args = writable(harmless(scrub(record.getMessage()))), None
+            record.msg, record.args = writable(scrubbed_text(record.getMessage())), None
         return record
 
     return make

@@ -1,9 +1,11 @@
 """A metric's Space: one page, and one API endpoint (`/compute`), that run an `evaluate` module's compute.
 
 Each input column of the module's features is a JSON field (a list, one entry per example: the honest generic form
-for nested features), the module's other arguments one JSON object; the result comes back as JSON. A page given an
-example (its card's) opens with the example in its fields and its result beside them, computed once when the page is
-built. gradio is imported only when a page is built, so the metrics never need it.
+for nested features), the module's other arguments one JSON object; the result comes back as JSON, its numbers
+rounded to the decimals the module's card prints (`digits`: 66.67, not 66.66666666666667; the module's own `compute`
+keeps full precision). A page given an example (its card's) opens with the example in its fields and its result
+beside them, computed once when the page is built. gradio is imported only when a page is built, so the metrics never
+need it.
 
 Every field is checked against the Space's ceilings (`space_limits`) before any work starts; the computation then
 runs in a process of its own, stopped at COMPUTE_SECONDS, COMPUTE_CONCURRENCY at a time and one at a time for each
@@ -16,6 +18,7 @@ from __future__ import annotations
 import html
 import inspect
 import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from longform_eval.common.bounded_json import loads_json
+from longform_eval.metric.columns import kind_name as describe
 from longform_eval.metric.space_limits import check_field_text, check_json_value
 
 if TYPE_CHECKING:
@@ -37,6 +41,7 @@ OTHERS = "other_arguments"  # the JSON object of the module's other keyword argu
 FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 ARGUMENT_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 CODE = re.compile(r"(`+)[\s\S]*?\1")  # a code span or a fenced block: markdown shows its `<` as it is
+DIGITS = 2  # the decimals a page shows, unless its module's card prints others (the cards' scores: 66.67, 33.33)
 
 
 def input_columns(module: evaluate.EvaluationModule) -> dict[str, list[Any]]:
@@ -47,21 +52,6 @@ def input_columns(module: evaluate.EvaluationModule) -> dict[str, list[Any]]:
         for name, feature in features.items():
             columns.setdefault(name, []).append(feature)
     return columns
-
-
-def describe(feature: Any) -> str:
-    """A feature type in words: `string`, `list of number`, `object {id, checks}`."""
-    if isinstance(feature, Mapping):
-        return "object {" + ", ".join(feature) + "}"
-    inner = getattr(feature, "feature", None)  # datasets' List / Sequence / LargeList
-    if inner is not None:
-        return f"list of {describe(inner)}"
-    dtype = str(getattr(feature, "dtype", feature))
-    if dtype.startswith(("int", "uint")):
-        return "integer"
-    if dtype.startswith("float"):
-        return "number"
-    return {"large_string": "string", "bool": "boolean"}.get(dtype, dtype)
 
 
 def other_arguments(module: evaluate.EvaluationModule, columns: Sequence[str]) -> list[str]:
@@ -113,26 +103,48 @@ def parsed_arguments(
     return inputs, extra
 
 
-def computed(module: evaluate.EvaluationModule, inputs: dict[str, list[Any]], extra: dict[str, Any]) -> dict:
-    """The module's result as JSON holds it; a ValueError with the reason on input that does not fit."""
+def rounded(value: Any, digits: int) -> Any:
+    """`value` (a result as JSON holds it) with every finite float rounded to `digits` decimals, as the card prints
+    it: 0.49999999999999994 shows as 0.5 (at 3), 33.333333333333336 as 33.33 (at 2); never -0.0."""
+    if isinstance(value, float):
+        return round(value, digits) + 0.0 if math.isfinite(value) else value
+    if isinstance(value, dict):
+        return {key: rounded(item, digits) for key, item in value.items()}
+    if isinstance(value, list):
+        return [rounded(item, digits) for item in value]
+    return value
+
+
+def computed(
+    module: evaluate.EvaluationModule, inputs: dict[str, list[Any]], extra: dict[str, Any], digits: int = DIGITS
+) -> dict:
+    """The module's result as JSON holds it, rounded to `digits` decimals; a ValueError with the reason on input that
+    does not fit."""
     try:
         result = module.compute(**inputs, **extra)
     except (TypeError, LookupError) as error:  # a value of the wrong shape, met deep in the module's own code
         raise ValueError(f"the input does not fit {module.name}: {type(error).__name__}: {error}") from error
-    return json.loads(json.dumps(result, default=plain))
+    return rounded(json.loads(json.dumps(result, default=plain)), digits)
 
 
-def json_compute(module: evaluate.EvaluationModule, columns: Sequence[str], others: Sequence[str]) -> Callable:
-    """compute(column texts..., other arguments text) -> result dict; a ValueError with the reason on bad input."""
+def json_compute(
+    module: evaluate.EvaluationModule, columns: Sequence[str], others: Sequence[str], digits: int = DIGITS
+) -> Callable:
+    """compute(column texts..., other arguments text) -> result dict (rounded to `digits` decimals); a ValueError with
+    the reason on bad input."""
 
     def compute(*texts: str) -> dict[str, Any]:
-        return computed(module, *parsed_arguments(columns, others, texts))
+        return computed(module, *parsed_arguments(columns, others, texts), digits)
 
     return compute
 
 
 def limited_compute(
-    module: evaluate.EvaluationModule, columns: Sequence[str], others: Sequence[str], seconds: float
+    module: evaluate.EvaluationModule,
+    columns: Sequence[str],
+    others: Sequence[str],
+    seconds: float,
+    digits: int = DIGITS,
 ) -> Callable:
     """As `json_compute`, the fields checked here and the computation run in a process of its own, stopped after
     `seconds` (`space_serving.run_limited`)."""
@@ -140,7 +152,9 @@ def limited_compute(
 
     def compute(*texts: str) -> dict[str, Any]:
         inputs, extra = parsed_arguments(columns, others, texts)
-        return run_limited(lambda: computed(in_memory(module), inputs, extra), seconds, f"{module.name} compute")
+        return run_limited(
+            lambda: computed(in_memory(module), inputs, extra, digits), seconds, f"{module.name} compute"
+        )
 
     return compute
 
@@ -206,11 +220,13 @@ def build_app(
     card: Path | None = None,
     seconds: float = COMPUTE_SECONDS,
     example: Mapping[str, Any] | None = None,
+    digits: int = DIGITS,
 ) -> gr.Blocks:
     """The page of `module`: a JSON field per input column and one for its other arguments, a Compute button
-    (API endpoint `/compute`, each computation stopped after `seconds`), the result as JSON, then the module's
-    description, citation and `card`. With an `example` (a compute call's keyword arguments), the fields start
-    with it, the result shows what it computes, and `gr.Examples` puts it back in the fields.
+    (API endpoint `/compute`, each computation stopped after `seconds`), the result as JSON (its numbers rounded to
+    `digits` decimals, as the card prints them), then the module's description, citation and `card`. With an
+    `example` (a compute call's keyword arguments), the fields start with it, the result shows what it computes, and
+    `gr.Examples` puts it back in the fields.
 
     Raises:
         ValueError: `example` names an argument the module does not take, or its computation fails.
@@ -222,7 +238,7 @@ def build_app(
     header, body = card_parts(card)
     columns = input_columns(module)
     others = other_arguments(module, list(columns))
-    compute = limited_compute(module, list(columns), others, seconds)
+    compute = limited_compute(module, list(columns), others, seconds, digits)
     clients = OnePerClient()
 
     def on_compute(*values: Any) -> dict[str, Any]:
@@ -237,7 +253,7 @@ def build_app(
     on_compute.__annotations__ = {"request": gr.Request}  # gradio finds the request by its type hint
 
     texts = example_texts(example or {}, list(columns), others)
-    first = computed(in_memory(module), *parsed_arguments(list(columns), others, texts)) if example else None
+    first = computed(in_memory(module), *parsed_arguments(list(columns), others, texts), digits) if example else None
     title = header.get("title") or module.name
     with BoundedBlocks(title=title) as app:
         gr.Markdown(literal_markup(f"# {title}\n\n{header.get('description') or ''}"))

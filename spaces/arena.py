@@ -24,6 +24,7 @@ from pathlib import Path
 
 import gradio as gr
 
+from longform_eval.common.plurals import counted
 from longform_eval.metric import Unscored
 from longform_eval.metric.pairwise import Outcome, swap
 from longform_eval.spaces.board_cache import BoardCache
@@ -243,7 +244,7 @@ class Arena:
         self.store.add_annotation(
             annotator, item.sample_id, item.subgroup, state["model"], [float(x) for x in chosen], float(overall)
         )
-        return f"Saved ({len(self.store.annotations())} annotations in total)."
+        return f"Saved ({counted(len(self.store.annotations()), 'annotation')} in total)."
 
 
 def vote_of(state: dict, annotator: str, outcome: str, verdict) -> Vote:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from longform_eval.common.plurals import counted
 from longform_eval.metric.calibration import Estimate
 from longform_eval.metric.uncertainty.label_agreement import RESAMPLES
 
@@ -117,16 +118,14 @@ def no_calibration(rows: Sequence[Standing]) -> str:
     return "No calibrated figure: no judge-only comparison of these models (a judged pairwise run folder gives them)."
 
 
-def votes(count: int) -> str:
-    return f"{count} vote" if count == 1 else f"{count} votes"
-
-
 def unranked_note(rows: Sequence[Standing]) -> str:
     """The models below the table: each with its vote count."""
     waiting = [row for row in rows if row.rank is None]
     if not waiting:
         return ""
-    listed = ", ".join(f"{inert_text(named(row.model, row.benchmarks))} ({votes(row.votes)})" for row in waiting)
+    listed = ", ".join(
+        f"{inert_text(named(row.model, row.benchmarks))} ({counted(row.votes, 'vote')})" for row in waiting
+    )
     return f"**Unranked** (fewer than {MIN_VOTES} human votes): {listed}."
 
 

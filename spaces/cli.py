@@ -29,7 +29,8 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="FOLDER",
         help="run folders (of any benchmark), or folders of run folders, whose responses to pair and scores to show; "
-        "a run shared on the Hub as hf://datasets/ORG/NAME[/PATH] is downloaded once into the Hugging Face cache",
+        "a run shared on the Hub as hf://datasets/ORG/NAME[/PATH] is downloaded once into the Hugging Face cache "
+        "(default: $LONGFORM_EVAL_RUNS, else none; give it or --released)",
     )
     space.add_argument(
         "--released",
@@ -37,7 +38,7 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
         metavar="ORG/NAME|FOLDER",
         help="released HelloBench responses to pair: a HelloBench dataset with the config released_responses (a Hub "
         "repo id such as ORG/hellobench, or a folder built by `build hellobench`), or a folder of model folders "
-        "(<model>/<task>_results.jsonl[.gz]); give it or --runs",
+        "(<model>/<task>_results.jsonl[.gz]) (default: $LONGFORM_EVAL_RELEASED, else none; give it or --runs)",
     )
     space.add_argument(
         "--db",
@@ -45,10 +46,31 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
         default=Path("votes.sqlite"),
         help="SQLite file of votes: created if missing (or empty); any other database is refused and left as it is",
     )
-    space.add_argument("--judge", help="BACKEND:MODEL of the LLM judge (optional)")
-    space.add_argument("--judge-arg", action="append", help="judge backend option KEY=VALUE (repeatable), as for run")
-    space.add_argument("--judge-config", type=Path, help="YAML file of judge backend options, as for run")
-    space.add_argument("--source", type=source_folder, help="HelloBench source folder")
+    space.add_argument(
+        "--judge",
+        metavar="BACKEND:MODEL",
+        help="the LLM judge that also judges each voted pair (default: $LONGFORM_EVAL_JUDGE, else none, no judge)",
+    )
+    space.add_argument(
+        "--judge-arg",
+        action="append",
+        metavar="KEY=VALUE",
+        help="judge backend option KEY=VALUE, repeatable, as for run (default: $LONGFORM_EVAL_JUDGE_ARGS when "
+        "neither --judge-arg nor --judge-config is given, else the backend's own)",
+    )
+    space.add_argument(
+        "--judge-config",
+        type=Path,
+        metavar="FILE",
+        help="YAML file of judge backend options, as for run (default: none)",
+    )
+    space.add_argument(
+        "--source",
+        type=source_folder,
+        help="HelloBench source folder that the prompts of a --released folder of model folders are built from, "
+        "without --dataset (default: $LONGFORM_EVAL_SOURCE/hellobench if set, else a download of the pinned "
+        "upstream commit)",
+    )
     space.add_argument(
         "--dataset",
         type=dataset_folder_or_repo,
@@ -73,7 +95,8 @@ def add_space_commands(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument(
         "--push-to",
         metavar="ORG/NAME",
-        help="also upload to this Hub dataset repo (created private if missing; a public one is refused)",
+        help="also upload to this Hub dataset repo (created private if missing; a public one is refused; default: "
+        "none, the export stays local)",
     )
     export.set_defaults(handler=run_space_export)
 

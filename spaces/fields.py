@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.plurals import counted
 from longform_eval.metric.space_limits import limit_of
 
 MAX_ID_LENGTH = limit_of("id")  # annotator ids, session ids, comparison tokens
@@ -37,5 +38,5 @@ def check_text(value: str, what: str = "text", limit: int = MAX_FILTER_LENGTH) -
     if not isinstance(value, str):
         raise FieldError(f"{what} must be text, not {type(value).__name__}")
     if len(value) > limit:
-        raise FieldError(f"{what} is too long ({len(value):,} characters; at most {limit})")
+        raise FieldError(f"{what} is too long ({counted(len(value), 'character', spec=',')}; at most {limit})")
     return value

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from huggingface_hub import CommitScheduler, HfApi, get_token
 
+from longform_eval.common.plurals import counted
 from longform_eval.inference.hub.snapshot import fenced_snapshot
 from longform_eval.inference.hub.sources import DATASETS_PREFIX, checked_repo_id
 from longform_eval.spaces.export import EXPORT_MARKER
@@ -155,8 +156,9 @@ def keep_votes(store: VoteStore, setting: VotesRepo, api: HfApi | None = None) -
     journal.append("votes", [vote_record(row) for row in local.votes])
     journal.append("annotations", local.annotations)
     print(
-        f"{setting.repo_id}: {restored[0]} votes and {restored[1]} annotations restored ({len(local.votes)} and "
-        f"{len(local.annotations)} from this disk added); pushed every {setting.every:g} minutes",
+        f"{setting.repo_id}: {counted(restored[0], 'vote')} and {counted(restored[1], 'annotation')} restored "
+        f"({len(local.votes)} and {len(local.annotations)} from this disk added); pushed every "
+        f"{counted(setting.every, 'minute', spec='g')}",
         flush=True,
     )
     return journal

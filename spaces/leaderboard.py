@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from longform_eval.common.plurals import counted
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.report.sections import sections_for
 from longform_eval.metric.pairwise import (
@@ -159,7 +160,7 @@ def score_of_interval(point: float | None, found: Interval | None, missing: str)
 
 def summary_text(summary: dict[str, Any]) -> str:
     return (
-        f"**{summary['votes']} human votes** ({summary['judged']} with an LLM-judge verdict). Agreement "
+        f"**{counted(summary['votes'], 'human vote')}** ({summary['judged']} with an LLM-judge verdict). Agreement "
         f"human-human: {percent(summary['human_human'])} (annotator pairs on the comparisons both voted); "
         f"human-judge: {percent(summary['human_judge'])} (Cohen's kappa {kappa_text(summary['kappa'])}; both on "
         f"{LABEL_SET}); judge flip rate: {percent(summary['judge_flip_rate'])}. "
@@ -198,8 +199,11 @@ def run_scores(files: Sequence[RunFile]) -> list[list]:
         s = found.scores
         if s is None:
             continue
+        checked = found.checked  # the headline is read from a scores.json that passed its checks only
         try:
-            headline, _ = sections_for(create_benchmark(s["benchmark"], s.get("config"))).headline(s)
+            if checked is None:
+                raise ValueError("scores.json fails its checks; `longform-eval report` names the field")
+            headline, _ = sections_for(create_benchmark(checked.benchmark, checked.config)).headline(checked)
         except (KeyError, ValueError) as error:
             headline = f"unreadable ({error})"
         model, judge = display_names(found.folder)

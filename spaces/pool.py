@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from longform_eval.common.plurals import counted
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.benchmarks.rows import benchmark_rows
 
@@ -78,7 +79,9 @@ class ResponsePool:
     def random_pair(self, rng: random.Random, group: str | None = None, subgroup: str | None = None) -> Pair:
         candidates = self.items(group, subgroup)
         if not self.pairable:
-            raise LookupError(f"no question has responses from two models ({len(self.models())} models read)")
+            raise LookupError(
+                f"no question has responses from two models ({counted(len(self.models()), 'model')} read)"
+            )
         if not candidates:
             raise LookupError("no question with responses from two models matches this filter")
         key = rng.choice(candidates)
@@ -119,8 +122,8 @@ class PoolBuilder:
         clashes = {k for k in responses if k in self.by_key and self.by_key[k].question != items[k].question}
         if clashes:
             warnings.warn(
-                f"{source}: {len(clashes)} questions differ from those already loaded under the same sample id "
-                f"(first: {min(clashes)}); their responses are skipped",
+                f"{source}: {counted(len(clashes), 'question')} {'differs' if len(clashes) == 1 else 'differ'} from "
+                f"those already loaded under the same sample id (first: {min(clashes)}); their responses are skipped",
                 stacklevel=2,
             )
         label = self.label(model, source)

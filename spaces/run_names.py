@@ -13,6 +13,7 @@ from typing import Any
 from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.guarded import DOCUMENT, read_bytes
+from longform_eval.inference.benchmarks.run_scores import RunScores
 from longform_eval.inference.calibration.runs import PAIRWISE, run_labels
 from longform_eval.inference.report.scores_file import load_scores
 from longform_eval.inference.runner.folder import run_labels as folder_labels
@@ -85,11 +86,11 @@ def unchecked_scores(folder: Path) -> dict[str, Any] | None:
 @dataclass(frozen=True)
 class RunFile:
     """A run folder's scores.json, read once for the whole board: `scores` as `unchecked_scores` reads it (None when
-    unreadable), `checked` the same document when it also passed `load_scores`'s checks (else None)."""
+    unreadable), `checked` the same scores.json typed when it also passed `load_scores`'s checks (else None)."""
 
     folder: Path
     scores: dict[str, Any] | None
-    checked: dict[str, Any] | None
+    checked: RunScores | None
 
 
 def read_run_file(folder: Path) -> RunFile:
@@ -97,7 +98,7 @@ def read_run_file(folder: Path) -> RunFile:
         scores = load_scores(folder)
     except (OSError, ValueError):  # not scored yet or a damaged scores.json: listed as read, never judged
         return RunFile(folder, unchecked_scores(folder), None)
-    return RunFile(folder, scores, scores)
+    return RunFile(folder, scores.document(), scores)
 
 
 def judged_pairs(folders: Iterable[Path], labels: Collection[str] = ()) -> list[JudgedPair]:

@@ -12,6 +12,8 @@ import re
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 
+from longform_eval.common.plurals import counted
+
 from .safe_markdown import inert_text
 
 SKIPPED = re.compile(r": (?:run folder skipped \(|no such run folder; skipped)")  # what follows the folder
@@ -45,4 +47,4 @@ def skipped_markdown(lines: Sequence[str]) -> str:
     if not lines:
         return ""
     items = "\n".join(f"- {inert_text(line)}" for line in lines)
-    return f"**{len(lines)} run{'s' if len(lines) != 1 else ''} not shown (not readable here):**\n\n{items}"
+    return f"**{counted(len(lines), 'run')} not shown (not readable here):**\n\n{items}"

@@ -15,6 +15,7 @@ from typing import Any
 
 import gradio as gr
 
+from longform_eval.common.plurals import counted
 from longform_eval.metric.space_serving import BoundedBlocks
 
 from .fields import MAX_SEARCH_LENGTH, FieldError, check_text
@@ -158,7 +159,7 @@ class Viewer:
         rows = select_rows(run.rows, group, subgroup, query or "", order if order in ORDERS else ORDERS[0])
         ids = [row.sample_id for row in rows]
         shown = current if current in ids else (ids[0] if ids else None)
-        count = f"{len(rows)} of {len(run.rows)} rows of {inert_text(run.name)}"
+        count = f"{len(rows)} of {counted(len(run.rows), 'row')} of {inert_text(run.name)}"
         return [
             gr.Dropdown(choices=groups, value=group),
             gr.Dropdown(choices=subgroups, value=subgroup),
@@ -177,14 +178,14 @@ class Viewer:
 
 
 def summary(runs: Sequence[ViewRun]) -> str:
-    lines = [f"{len(runs)} run{'s' if len(runs) != 1 else ''} (read-only):", ""]
+    lines = [f"{counted(len(runs), 'run')} (read-only):", ""]
     for run in runs:
         scored = sum(row.score is not None for row in run.rows)
         answered = sum(row.answer is not None for row in run.rows)
         judge = run.judge or "no judge"
         lines.append(
-            f"- {inert_text(run.name)}: judge {inert_text(judge)}; {len(run.rows)} rows, {answered} answered, "
-            f"{scored} scored"
+            f"- {inert_text(run.name)}: judge {inert_text(judge)}; {counted(len(run.rows), 'row')}, "
+            f"{answered} answered, {scored} scored"
         )
     return "\n".join(lines)
 

@@ -20,7 +20,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from longform_eval.inference.benchmarks.base import Benchmark
+from longform_eval.inference.benchmarks.layouts import field_value
+from longform_eval.inference.benchmarks.run_scores import RunScores
 from longform_eval.inference.report.scores_file import load_scores
 from longform_eval.inference.runner import Run
 from longform_eval.inference.runner.schema import JudgementRecord
@@ -103,10 +107,10 @@ class ViewRun:
         return sorted({row.subgroup for row in self.rows if row.subgroup and (not group or row.group == group)})
 
 
-def row_scores(benchmark: Benchmark, scores: dict[str, Any] | None) -> tuple[str | None, dict[str, float | None]]:
+def row_scores(benchmark: Benchmark, scores: RunScores | None) -> tuple[str | None, dict[str, float | None]]:
     """The name of the row score and each row's value (None: not scored), through the plug-in's `unit_table`."""
     column = benchmark.judge_noise_column
-    units = benchmark.unit_table(scores) if scores else None
+    units = benchmark.unit_table(scores.figures) if scores is not None else None
     if units is None or column is None or column not in units.columns:
         return None, {}
     values = {}
@@ -116,11 +120,13 @@ def row_scores(benchmark: Benchmark, scores: dict[str, Any] | None) -> tuple[str
     return column, values
 
 
-def row_details(scores: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """Each row's record in scores.json (`rows`, or `battles` for pairwise runs), without its id."""
+def row_details(scores: RunScores | None) -> dict[str, dict[str, Any]]:
+    """Each row's record in scores.json (`rows`, or `battles` for pairwise runs), its fields as stored, without its
+    id."""
     found: dict[str, dict[str, Any]] = {}
     for name in ("rows", "battles"):
-        for record in (scores or {}).get(name) or []:
+        for unit in (field_value(scores.figures, name) if scores is not None else None) or []:
+            record = unit.model_dump(exclude_unset=True) if isinstance(unit, BaseModel) else unit
             if isinstance(record, dict) and "id" in record:
                 found.setdefault(str(record["id"]), {k: v for k, v in record.items() if k != "id"})
     return found
@@ -171,10 +177,10 @@ def judge_verdicts(row: dict[str, Any], records: Iterable[JudgementRecord]) -> t
     )
 
 
-def view_run(run: Run, scores: dict[str, Any] | None, name: str | None = None) -> ViewRun:
+def view_run(run: Run, scores: RunScores | None, name: str | None = None) -> ViewRun:
     """`run`'s rows joined with its current answers and verdicts and `scores` (its scores.json, or None)."""
     config = run.config
-    if scores is not None and (scores.get("model"), scores.get("judge")) != (config.model_id, judge_id(run)):
+    if scores is not None and (scores.model, scores.judge) != (config.model_id, judge_id(run)):
         scores = None  # scored with another model or judge than the records now current: no row scores
     score_name, scores_by_id = row_scores(run.benchmark, scores)
     details = row_details(scores)

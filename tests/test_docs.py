@@ -1,6 +1,7 @@
 """The README and docs/ say only what is so: every shell command in them parses with `longform-eval`'s own parser
-(parsed, never run), every script they name exists, every relative link resolves, every command of the CLI is shown,
-and the README stays a page a newcomer reads in five minutes."""
+(parsed here; tests/test_docs_commands.py runs them), every script they name exists, every relative link resolves,
+every command of the CLI is shown, no page a reader reaches from the README cites an issue number, and the README
+stays a page a newcomer reads in five minutes."""
 
 from __future__ import annotations
 
@@ -273,11 +274,50 @@ def test_every_cli_command_is_shown_in_a_checked_block():
     assert subcommands() - shown_subcommands() == set()
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def linked_pages(start: Path = README, root: Path = REPO) -> list[Path]:
+    """`start` and every page under `root` it links to, followed page by page (a folder's link: its README.md)."""
+    found, waiting = [], [start]
+    while waiting:
+        page = waiting.pop(0)
+        if page in found:
+            continue
+        found.append(page)
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            file = target.partition("#")[0]
+            if not file or re.match(r"[a-z]+:", file):
+                continue
+            resolved = (page.parent / file).resolve()
+            resolved = resolved / "README.md" if resolved.is_dir() else resolved
+            if resolved.suffix == ".md" and resolved.is_file() and root.resolve() in resolved.parents:
+                waiting.append(resolved)
+    return found
+
+
+# The pages a reader meets: the README and what it links, then every card template (each becomes a page on the Hub).
+READ_PAGES = [*linked_pages(), *sorted((REPO / "cards").glob("*.j2"))]
+# `issue 31`, `issues 22-23`, `#31`; not another project's `owner/name#1` (linked) nor an HTML entity `&#39;`.
+ISSUE_REFERENCE = re.compile(r"(?i)\bissues? #?\d+|(?<![\w/&-])#\d+\b")
+
+
+@pytest.mark.parametrize("path", READ_PAGES, ids=lambda p: str(p.relative_to(REPO)))
 def test_no_page_cites_an_issue_number(path: Path):
     """A reader has no access to the tracker: `issue 31` says nothing; the page says what changed instead."""
-    cited = re.findall(r"(?i)\bissues? #?\d+", path.read_text(encoding="utf-8"))
+    cited = ISSUE_REFERENCE.findall(path.read_text(encoding="utf-8"))
     assert not cited, f"{path.name}: {cited}"
+
+
+def test_the_pages_read_include_what_the_readme_links():
+    assert {"bench/RESULTS.md", "docs/hub.md", "spaces/README.md"} <= {str(p.relative_to(REPO)) for p in READ_PAGES}
+
+
+def test_an_issue_reference_in_a_linked_page_is_caught(tmp_path: Path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text("[docs](docs/a.md) [web](https://example.org/b.md)\n", encoding="utf-8")
+    (tmp_path / "docs" / "a.md").write_text("[back](../README.md) [c](c.md#x)\n", encoding="utf-8")
+    (tmp_path / "docs" / "c.md").write_text("fixed in issue 21; see #31, not huggingface_hub#4086 or #top\n")
+    pages = linked_pages(tmp_path / "README.md", tmp_path)
+    assert [p.relative_to(tmp_path) for p in pages] == [Path("README.md"), Path("docs/a.md"), Path("docs/c.md")]
+    assert ISSUE_REFERENCE.findall(pages[-1].read_text()) == ["issue 21", "#31"]
 
 
 def test_every_docs_page_is_in_the_index():

@@ -273,6 +273,10 @@ ALLOWED = {  # file: (calls that open or parse, why none reads a user's file pas
     "metric/longbench_write/judge.py": (1, REPLY),
     "metric/pairwise/judge.py": (1, REPLY),
     "inference/backends/serve.py": (1, REPLY),
+    "inference/benchmarks/run_scores.py": (
+        1,
+        "a JSON round trip of figures computed in memory, as scores.json gives them",
+    ),
     "inference/runner/scoring.py": (1, "scores.json's text this process is about to write, parsed back to check it"),
     "spaces/schema.py": (1, "an in-memory SQLite database"),
     "spaces/storage.py": (1, "the Space's own votes database, at the path its settings name"),

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..benchmarks import Benchmark
-from ..benchmarks.layouts import Figure
+from ..benchmarks.layouts import Figure, Interval, field_value
+from ..benchmarks.run_scores import RunScores
 from ..report.markdown import benchmark_of
 from ..report.scores_file import scores_if_scored
 from ..runner import Run
@@ -76,7 +77,7 @@ def frame(records: list[dict[str, Any]], columns: tuple[str, ...]) -> pandas.Dat
 def run_frame(result: Any, level: str) -> pandas.DataFrame:
     if level not in LEVELS:
         raise refused("level", f"expected one of {', '.join(LEVELS)}", repr(level))
-    scores = scores_if_scored(result.folder) or {}
+    scores = scores_if_scored(result.folder)
     if level == "figures":
         return frame(figure_records(result, scores), FIGURE_COLUMNS)
     if level == "tasks":
@@ -88,16 +89,17 @@ def identity(result: Any) -> dict[str, Any]:
     return {"run": result.name, "benchmark": result.benchmark}
 
 
-def interval_fields(interval: dict[str, Any] | None, n: Any = None) -> dict[str, Any]:
+def interval_fields(interval: Interval | None, n: Any = None) -> dict[str, Any]:
     """low, high and n of an interval of scores.json (None where there is none; n: the units, else `n`)."""
-    interval = interval or {}
-    return {"low": interval.get("low"), "high": interval.get("high"), "n": interval.get("n", n)}
+    if interval is None:
+        return {"low": None, "high": None, "n": n}
+    return {"low": interval.low, "high": interval.high, "n": interval.n}
 
 
 # ----- figures ------------------------------------------------------------------------------------------------------
-def figure_records(result: Any, scores: dict[str, Any]) -> list[dict[str, Any]]:
+def figure_records(result: Any, scores: RunScores | None) -> list[dict[str, Any]]:
     """One record per figure of `result.scores`, the headline first, with its interval where scores.json has one."""
-    intervals = scores.get("intervals") or {}
+    intervals = scores.intervals if scores is not None else {}
     names = sorted(result.scores, key=lambda name: name != result.headline)
     return [
         identity(result)
@@ -109,26 +111,25 @@ def figure_records(result: Any, scores: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 # ----- tasks and other groups ---------------------------------------------------------------------------------------
-def group_records(result: Any, scores: dict[str, Any]) -> list[dict[str, Any]]:
+def group_records(result: Any, scores: RunScores | None) -> list[dict[str, Any]]:
     """One record per figure of a group (task, subcategory, scenario, language, ...): the figures of `intervals` that
     sit in a group (`Benchmark.figure_path`), then every figure of the groups the benchmark's layout declares."""
-    if not scores:
+    if scores is None:
         return []
     benchmark = benchmark_of(scores)
     found: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for name, interval in (scores.get("intervals") or {}).items():
+    for name, interval in scores.intervals.items():
         path = benchmark.figure_path(name)
         if len(path) == 3:
             group, member, figure = path
-            value = benchmark.figure_value(scores, name)
-            found[path] = {"value": value} | interval_fields(interval, group_size(scores, group, member))
-    for (group, member), part, fields in layout_groups(scores, benchmark):
+            value = benchmark.figure_value(scores.figures, name)
+            found[path] = {"value": value} | interval_fields(interval, group_size(scores.figures, group, member))
+    for (group, member), part, fields in layout_groups(scores.figures, benchmark):
         for figure in fields:
-            if (group, member, figure) not in found and part.get(figure) is not None:
-                size = group_size_of(part)
-                found[(group, member, figure)] = {"value": part[figure]} | interval_fields(
-                    (part.get("intervals") or {}).get(figure), size
-                )
+            value = field_value(part, figure)
+            if (group, member, figure) not in found and value is not None:
+                own = (field_value(part, "intervals") or {}).get(figure)
+                found[(group, member, figure)] = {"value": value} | interval_fields(own, group_size_of(part))
     return [
         identity(result) | {"group": group, "name": member, "figure": figure} | fields
         for (group, member, figure), fields in found.items()
@@ -136,29 +137,27 @@ def group_records(result: Any, scores: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def group_size(scores: dict[str, Any], group: str, member: str) -> int | None:
-    part = (scores.get(group) or {}).get(member)
-    return group_size_of(part) if isinstance(part, dict) else None
+def group_size(figures: BaseModel, group: str, member: str) -> int | None:
+    part = (field_value(figures, group) or {}).get(member)
+    return group_size_of(part) if isinstance(part, BaseModel) else None
 
 
-def group_size_of(part: dict[str, Any]) -> int | None:
+def group_size_of(part: BaseModel) -> int | None:
     for key in ("n_scored", "n", "n_items"):
-        if isinstance(part.get(key), int):
-            return part[key]
+        if isinstance(field_value(part, key), int):
+            return field_value(part, key)
     return None
 
 
-def layout_groups(
-    scores: dict[str, Any], benchmark: Benchmark
-) -> list[tuple[tuple[str, str], dict[str, Any], list[str]]]:
-    """((group, member), the member's fields, its figure names) for each group of figures scores.json holds, as the
+def layout_groups(figures: BaseModel, benchmark: Benchmark) -> list[tuple[tuple[str, str], BaseModel, list[str]]]:
+    """((group, member), the member's figures, its figure names) for each group of figures scores.json holds, as the
     benchmark's layout declares them: `{group: {member: part}}`, or `{field: {member: part}}` inside a group."""
     layout = benchmark.scores_layout
     if layout is None:
         return []
     found = []
     for key, field in layout.model_fields.items():
-        held = scores.get(key)
+        held = field_value(figures, key)
         if not isinstance(held, dict):
             continue
         part, nested = group_part(field.annotation)
@@ -169,7 +168,7 @@ def layout_groups(
             members = [(f, m, v) for f, inner in held.items() if isinstance(inner, dict) for m, v in inner.items()]
         else:
             members = [(key, m, v) for m, v in held.items()]
-        found += [((group, member), value, fields) for group, member, value in members if isinstance(value, dict)]
+        found += [((group, member), value, fields) for group, member, value in members if isinstance(value, BaseModel)]
     return found
 
 
@@ -188,10 +187,11 @@ def group_part(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
 
 
 # ----- rows ---------------------------------------------------------------------------------------------------------
-def row_records(result: Any, scores: dict[str, Any]) -> list[dict[str, Any]]:
+def row_records(result: Any, scores: RunScores | None) -> list[dict[str, Any]]:
     """One record per evaluated sample: scores.json's per-sample record (its score, words and other fields), the
     sample's task and subgroup from the dataset row, and the run's current judgements of it."""
-    units = next((scores[key] for key in UNIT_RECORDS if scores.get(key)), [])
+    kept = [field_value(scores.figures, key) for key in UNIT_RECORDS] if scores is not None else []
+    units = [as_record(unit) for unit in next((found for found in kept if found), [])]
     if not units:
         return []
     run = Run.open(result.folder, read_only=True)
@@ -217,6 +217,11 @@ def row_records(result: Any, scores: dict[str, Any]) -> list[dict[str, Any]]:
             | {key: value for key, value in unit.items() if key not in shown}
         )
     return records
+
+
+def as_record(unit: Any) -> dict[str, Any]:
+    """A per-sample record of the figures as its fields (those scores.json holds)."""
+    return unit.model_dump(exclude_unset=True) if isinstance(unit, BaseModel) else dict(unit)
 
 
 def score_field(unit: dict[str, Any], benchmark: Benchmark) -> str | None:

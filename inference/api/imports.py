@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.errors import ConfigError
+from longform_eval.common.plurals import counted
 from longform_eval.dataset_builder.released import read_records, released_files
 
 from ..benchmarks.rows import benchmark_rows
@@ -45,14 +46,16 @@ class ImportSummary:
     responses: Responses
 
     def line(self) -> str:
-        parts = [f"imported {self.imported} responses into {self.run.folder}"]
+        parts = [f"imported {counted(self.imported, 'response')} into {self.run.folder}"]
         if self.already_there:
             parts.append(f"{self.already_there} already there")
         if self.responses.unknown:
-            parts.append(f"skipped {len(self.responses.unknown)} unknown ids ({first(self.responses.unknown)})")
+            parts.append(
+                f"skipped {counted(len(self.responses.unknown), 'unknown id')} ({first(self.responses.unknown)})"
+            )
         if self.responses.left_out:
             names = ", ".join(path.name for path in self.responses.left_out)
-            parts.append(f"left out {len(self.responses.left_out)} files with none of its ids ({names})")
+            parts.append(f"left out {counted(len(self.responses.left_out), 'file')} with none of its ids ({names})")
         return "; ".join(parts)
 
 
@@ -84,9 +87,9 @@ def checked_responses(path: Path, known: set[str], benchmark: str, skip_unknown:
     counts = Counter(sample_id for sample_id, _ in pairs)
     repeated = [sample_id for sample_id, count in counts.items() if count > 1]
     unknown = [sample_id for sample_id in counts if sample_id not in known]
-    problems = [f"{len(repeated)} ids given more than once ({first(repeated)})"] if repeated else []
+    problems = [f"{counted(len(repeated), 'id')} given more than once ({first(repeated)})"] if repeated else []
     if unknown and not skip_unknown:
-        problems.append(f"{len(unknown)} ids that {benchmark} does not have ({first(unknown)})")
+        problems.append(f"{counted(len(unknown), 'id')} that {benchmark} does not have ({first(unknown)})")
     if problems:
         others = unknown and not repeated and len(unknown) < len(counts)
         hint = " (--skip-unknown imports the others)" if others else ""

@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from longform_eval.common.plurals import counted
 
 from ..benchmarks import Benchmark
 from ..benchmarks.layouts import Figure
+from ..benchmarks.run_scores import RunScores
 from ..report.markdown import benchmark_of
 from ..report.scores_file import scores_if_scored
 from ..report.sections.tables import common_decimals
@@ -90,7 +93,9 @@ class RunResult:
             for name in names[:HTML_FIGURES]
         )
         more = (
-            f"<p>{len(names) - HTML_FIGURES} more figures: <code>to_pandas()</code></p>" if names[HTML_FIGURES:] else ""
+            f"<p>{counted(len(names) - HTML_FIGURES, 'more figure')}: <code>to_pandas()</code></p>"
+            if names[HTML_FIGURES:]
+            else ""
         )
         judge = f", judged by {escape(self.judge_name)}" if self.judge_name else ""
         head = (
@@ -132,7 +137,7 @@ def interval_text(interval: tuple[float, float] | None, value: float | None = No
 
 def run_result(run: Run) -> RunResult:
     """The result of `run` as its folder holds it (scores empty until scores.json is written)."""
-    scores = scores_if_scored(run.folder) or {}
+    scores = scores_if_scored(run.folder)
     pending = pending_calls(run)
     judgements = run.current_judgements().values()
     values, intervals, headline = figures(scores)
@@ -156,39 +161,39 @@ def run_result(run: Run) -> RunResult:
     )
 
 
-def figure_names(scores: dict[str, Any], benchmark: Benchmark) -> set[str]:
+def figure_names(scores: RunScores, benchmark: Benchmark) -> set[str]:
     """The figures of scores.json: those of its `intervals`, and the top-level fields its layout declares figures."""
     layout = benchmark.scores_layout.model_fields if benchmark.scores_layout else {}
     declared = {name for name, field in layout.items() if field.annotation == Figure}
-    return set(scores.get("intervals") or {}) | declared
+    return set(scores.intervals) | declared
 
 
-def counts(scores: dict[str, Any]) -> dict[str, int]:
+def counts(scores: RunScores | None) -> dict[str, int]:
     """The top-level counts of scores.json (integers that are no figure: `n_scored`, `n_samples`, ...), as integers."""
-    if not scores:
+    if scores is None:
         return {}
     named = figure_names(scores, benchmark_of(scores))
     return {
         key: value
-        for key, value in scores.items()
+        for key, value in scores.document().items()  # every top-level field as stored, the benchmark's own included
         if isinstance(value, int) and not isinstance(value, bool) and key not in named and key not in NOT_COUNTS
     }
 
 
-def figures(scores: dict[str, Any]) -> tuple[dict[str, float], dict[str, tuple[float, float]], str | None]:
+def figures(scores: RunScores | None) -> tuple[dict[str, float], dict[str, tuple[float, float]], str | None]:
     """(value by figure, (low, high) by figure, the headline figure): the top-level figures of scores.json (floats,
     and the fields the benchmark declares figures) and each figure of its `intervals`, found where the benchmark
     puts it. Counts are left out (see `counts`)."""
-    if not scores:
+    if scores is None:
         return {}, {}, None
     benchmark = benchmark_of(scores)
     named = figure_names(scores, benchmark)
-    values = {k: float(v) for k, v in scores.items() if is_number(v) and (isinstance(v, float) or k in named)}
-    found = {name: interval for name, interval in (scores.get("intervals") or {}).items() if interval}
-    for name in scores.get("intervals") or {}:  # a figure without an interval (one unit per stratum) has a value
-        value = benchmark.figure_value(scores, name)
+    top = scores.document().items()  # every top-level field as stored, the benchmark's own included
+    values = {k: float(v) for k, v in top if is_number(v) and (isinstance(v, float) or k in named)}
+    for name in scores.intervals:  # a figure without an interval (one unit per stratum) has a value
+        value = benchmark.figure_value(scores.figures, name)
         if is_number(value):
             values[name] = float(value)
-    intervals = {name: (float(i["low"]), float(i["high"])) for name, i in found.items() if "low" in i}
-    headline = benchmark.headline_of(list(scores.get("intervals") or {}))
+    intervals = {name: (found.low, found.high) for name, found in scores.intervals.items() if found is not None}
+    headline = benchmark.headline_of(list(scores.intervals))
     return values, intervals, headline

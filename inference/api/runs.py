@@ -8,6 +8,8 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from longform_eval.common.plurals import counted
+
 from ..hub.run_copy import local_runs
 from ..report.comparison_groups import comparisons_document
 from ..report.comparisons import compared_runs
@@ -31,7 +33,7 @@ def open_run(path_or_hf: str | Path, out: str | Path | None = None) -> RunResult
     source, out = path_argument("path_or_hf", path_or_hf), path_argument("out", out, optional=True)
     folders = local_runs([source], Path(out) if out is not None else None)
     if len(folders) != 1:
-        raise refused("path_or_hf", f"holds {len(folders)} runs; name one of them", str(path_or_hf))
+        raise refused("path_or_hf", f"holds {counted(len(folders), 'run')}; name one of them", str(path_or_hf))
     checked_runs(folders)  # every file it reads, before it is trusted
     return run_result(Run.open(folders[0], read_only=True))
 
@@ -101,7 +103,8 @@ class Comparisons:
             return "<Comparisons: no two runs can be compared (benchmark config and options, dataset, prompts, judge)>"
         first = self.pairs[0]
         more = f"; {len(self.pairs) - 1} more" if len(self.pairs) > 1 else ""
-        return f"<Comparisons {first.benchmark}, {len(self.pairs)} pairs and figures: {first.line(names=True)}{more}>"
+        pairs = counted(len(self.pairs), "pair")
+        return f"<Comparisons {first.benchmark}, {pairs} and figures: {first.line(names=True)}{more}>"
 
     def _repr_html_(self) -> str:
         head = "<tr><th>a</th><th>b</th><th>figure</th><th>a - b</th><th>95% interval</th><th></th></tr>"

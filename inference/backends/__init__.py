@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from longform_eval.registry import BackendDeclaration, backend_declarations
-from longform_eval.registry.requirements import MissingExtraError, check_requirements, install_hint
+from longform_eval.registry.requirements import MissingExtraError, check_requirements, missing_message
 
 from ..config import ModelSpec
 from .base import Backend, Request, Result
@@ -80,7 +80,8 @@ def replays_recorded(backend: str) -> bool:
 
 
 def check_installed(spec: ModelSpec) -> None:
-    """A MissingExtraError (one line) if a package the backend requires is missing or older than declared."""
+    """A MissingExtraError (what is missing, then how to install it) if a package the backend requires is missing
+    or older than declared."""
     check_requirements(declaration_of(spec))
 
 
@@ -93,8 +94,7 @@ def create_backend(spec: ModelSpec) -> Backend:
         return CheckedBackend(declaration.load_backend()(spec.model, **spec.options))
     except ModuleNotFoundError as error:  # a package its declared ones need but did not bring
         if declaration.requires and not (error.name or "").startswith("longform_eval"):
-            needs = f"backend {spec.backend!r} needs {error.name}"
-            raise MissingExtraError(f"{needs}: {install_hint(declaration)}") from error
+            raise MissingExtraError(missing_message(declaration, str(error.name))) from error
         raise
 
 

@@ -21,6 +21,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
+from longform_eval.common.plurals import counted
+
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result
 from .hf_batching import (
@@ -133,7 +135,9 @@ class HFBackend:
                 done[result.key] = result
             todo = [r for r in todo if r.key not in done]
             if todo:
-                console.print(f"[yellow]hf: {len(todo)} row(s) go to static batching")
+                console.print(
+                    f"[yellow]hf: {counted(len(todo), 'row')} {'goes' if len(todo) == 1 else 'go'} to static batching"
+                )
         elif why and (self.engine_option == "continuous" or str(self.device).startswith("cuda")):
             console.print(f"hf: static batching: {why}", style="yellow", markup=False)
         for result in self.generate_static(todo, ids, config, on_result):

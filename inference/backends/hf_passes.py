@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from longform_eval.common.plurals import counted
+
 from ..config import GenerationConfig
 from .base import OnResult, Result
 from .memory_plan import MemoryPlan, ModelShape, Workload, plan_memory, size, too_long
@@ -80,7 +82,7 @@ class PassSchedule:
         if smaller is not None:
             self.plan = smaller
             self.notes.append(
-                f"out of memory with {len(failed)} row(s) in flight ({error[:300]}); "
+                f"out of memory with {counted(len(failed), 'row')} in flight ({error[:300]}); "
                 f"the next pass retries them with {smaller.summary()}"
             )
             return
@@ -88,7 +90,7 @@ class PassSchedule:
         if self.plan is not None and self.plan.graphs and self.passes >= 2:  # graphs off from the third pass
             self.plan = replace(self.plan, graphs=False, retry=self.plan.retry + 1)
         self.notes.append(
-            f"the engine failed {len(failed)} row(s) at once ({error[:300]}); "
+            f"the engine failed {counted(len(failed), 'row')} at once ({error[:300]}); "
             f"the next pass takes prompts of at most {self.prompt_cap} tokens"
         )
 
@@ -134,8 +136,8 @@ def make_plan(backend: Any, todo: dict[str, list[int]], config: GenerationConfig
         shown = ", ".join(long[:10]) + (f" and {len(long) - 10} more" if len(long) > 10 else "")
         longest = max(len(todo[k]) for k in long)
         console.print(
-            f"[yellow]hf: {len(long)} row(s) too long for any continuous plan in {size(free)} free "
-            f"(longest prompt {longest} tokens): {escape(shown)}; they go to static batching"
+            f"[yellow]hf: {counted(len(long), 'row')} too long for any continuous plan in {size(free)} free "
+            f"(longest prompt {counted(longest, 'token')}): {escape(shown)}; they go to static batching"
         )
     dropped = set(long)
     workload = Workload(tuple(len(todo[k]) for k in keys if k not in dropped), config.max_new_tokens)
@@ -174,7 +176,7 @@ def run_passes(backend: Any, requests: Sequence, ids: dict[str, list[int]], conf
             del todo[result.key]
         if failed:
             console.print(
-                f"[yellow]hf: {escape(schedule.engine())} failed {len(failed)} of {len(taken)} row(s), "
+                f"[yellow]hf: {escape(schedule.engine())} failed {len(failed)} of {counted(len(taken), 'row')}, "
                 f"e.g. {escape(run.errors[failed[0]])}"
             )
         schedule.record(taken, failed, run.engine_errors)

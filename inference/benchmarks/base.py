@@ -20,11 +20,15 @@ from pydantic import BaseModel, ConfigDict
 
 from ..backends.base import Request
 from ..config import GenerationConfig
+from .layouts import field_value
 
 if TYPE_CHECKING:  # annotations only: scipy and sklearn load with the benchmarks that compute with them
     from longform_eval.metric.pairwise import StyleFeatures
     from longform_eval.metric.uncertainty import Figure
     from longform_eval.metric.uncertainty.units import UnitTable
+
+    from .layouts import Layout
+    from .run_scores import RunScores
 
 THINK = re.compile(r"<think>.*?</think>\s*", re.DOTALL)
 
@@ -169,6 +173,11 @@ class Benchmark(ABC):
     read_run: RunReader | None = None
     # How a value derived from a text is cached (set by the runner: by content hash in the run folder); None: computed.
     derive: Callable[[str, str, Callable[[str], Any]], Any] | None = None
+    # The values `score` derives from each response through `derived` ({kind: compute}, e.g. HelloBench's word
+    # counts): the runner computes those not cached yet before it scores, under a progress line of this label, so that
+    # a slow rule never leaves the score step silent.
+    response_values: ClassVar[dict[str, Callable[[str], Any]]] = {}
+    response_values_label: ClassVar[str] = "derived values"
 
     def __init__(self, config: str | None = None, args: dict[str, Any] | BenchmarkArgs | None = None):
         self.config = config or self.default_config
@@ -228,7 +237,9 @@ class Benchmark(ABC):
         """How `--shortest` ranks rows: those quickest to evaluate meaningfully first (default: shortest prompt)."""
         return (len(row[self.text_field]),)
 
-    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
+    # ----- read back from scores.json: a run's (`RunScores`), or its figures (`RunScores.figures`, its `scores_layout`;
+    # also each judge sample's when scoring, `run_scores.figures_of`) -----------------------------------------------
+    def length_targets(self, scores: RunScores) -> list[LengthTarget]:
         """Outputs against the length their prompts asked for, read from scores.json (default: none).
 
         `longform-eval report` shows them for every run that has them, side by side (`report_lengths`).
@@ -236,8 +247,8 @@ class Benchmark(ABC):
         return []
 
     # ----- uncertainty (longform_eval.metric.uncertainty): what the benchmark sampled and how its figures add up ----
-    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
-        """The units behind the figures (prompts, items), read from scores.json's per-unit records; None (the default)
+    def unit_table(self, figures: Layout) -> UnitTable | None:
+        """The units behind the figures (prompts, items), read from the figures' per-unit records; None (the default)
         when the benchmark's figures get no interval."""
         return None
 
@@ -254,16 +265,16 @@ class Benchmark(ABC):
         """Where figure `name` sits in scores.json (default: at the top level)."""
         return (name,)
 
-    def figure_value(self, scores: dict[str, Any], name: str) -> Any:
-        """What scores.json holds at figure `name`'s place (`figure_path`); None where it holds nothing."""
-        found: Any = scores
+    def figure_value(self, figures: Layout, name: str) -> Any:
+        """What the figures hold at figure `name`'s place (`figure_path`); None where they hold nothing."""
+        found: Any = figures
         for key in self.figure_path(name):
-            found = found.get(key) if isinstance(found, dict) else None
+            found = field_value(found, key)
         return found
 
     judge_noise_column: ClassVar[str | None] = None  # the unit column that is a row's score, for judge noise
 
-    def fitted_intervals(self, scores: dict[str, Any]) -> dict[str, tuple[dict[str, Any], str]]:
+    def fitted_intervals(self, figures: Layout) -> dict[str, tuple[dict[str, Any], str]]:
         """Intervals of figures that come from a fitted model rather than from sums (too slow to refit on every
         resample): {name: ({"low", "high", "se", "n"}, how it was computed)} (default: none)."""
         return {}
@@ -272,11 +283,11 @@ class Benchmark(ABC):
     # comparisons of `pairwise_battles`), "checklists" (people's checklist annotations of `checklist_rows`), or None.
     human_labels: ClassVar[str | None] = None
 
-    def checklist_rows(self, scores: dict[str, Any]) -> list[ChecklistRow]:
+    def checklist_rows(self, scores: RunScores) -> list[ChecklistRow]:
         """The run's judged rows with their row scores, read from scores.json (default: none)."""
         return []
 
-    def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
+    def pairwise_battles(self, scores: RunScores) -> list[PairwiseBattle]:
         """The run's judged comparisons with a baseline, read from scores.json (default: none).
 
         `longform-eval report` rates every model met in the given runs that have them (`report_pairwise`).

@@ -22,11 +22,12 @@ from longform_eval.metric.helloeval.upstream_runs import judge_retry_deviation, 
 from longform_eval.metric.helloeval.weights import task_of_subcategory
 from longform_eval.metric.uncertainty import Figure
 from longform_eval.metric.uncertainty.units import UnitTable
-from longform_eval.metric.words import word_count
+from longform_eval.metric.words import word_count, word_tokenize
 
 from ..backends.base import Request
 from .base import Benchmark, ChecklistRow, JudgeCall, LengthTarget, PaperSettings, paper_settings_from
 from .layouts import HelloBenchLayout
+from .run_scores import RunScores
 
 WORD_COUNT = "words:nltk-punkt-treebank"  # HelloBench's WC, as cached by content hash (a new rule: a new name)
 
@@ -43,6 +44,8 @@ class HelloBench(Benchmark):
     headline_figure = "overall"
     scores_layout = HelloBenchLayout
     human_labels = "checklists"
+    response_values = {WORD_COUNT: word_count}  # counted ahead of scoring, with a progress line
+    response_values_label = "word counts"
 
     def paper_settings(self) -> PaperSettings:
         settings = helloeval_settings()
@@ -70,7 +73,11 @@ class HelloBench(Benchmark):
         return Request(key=row["id"], messages=({"role": "user", "content": row["instruction"]},))
 
     def judge_calls(self, row: dict[str, Any], response: str) -> list[JudgeCall]:
-        judged = build_judge_request(row, response)
+        """The row's one judge call; the response's tokens (the judge's view of it) also give its word count, kept
+        for scoring: each answer is tokenized once per run, not once to judge and once to count."""
+        tokens = word_tokenize(response)
+        self.derived(WORD_COUNT, response, lambda _: len(tokens))
+        judged = build_judge_request(row, response, tokens=tokens)
         request = Request(key=row["id"], messages=tuple(judged.messages))
         schema = verdict_schema(row["num_checklist"])
         return [JudgeCall(row["id"], row["id"], request, {"truncated_input": judged.truncated}, schema)]
@@ -101,26 +108,26 @@ class HelloBench(Benchmark):
 
     judge_noise_column = "row_score"
 
-    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+    def unit_table(self, figures: HelloBenchLayout) -> UnitTable | None:
         """One unit per judged prompt, resampled within its task (the overall score is a mean of task means)."""
-        rows = scores.get("rows") or []
+        rows = figures.rows
         if not rows:
             return None
         task_of = task_of_subcategory()
         return UnitTable(
-            ids=tuple(r["id"] for r in rows),
-            columns={"row_score": np.array([np.nan if r["row_score"] is None else r["row_score"] for r in rows])},
-            strata=tuple(task_of[r["subcategory"]] for r in rows),
+            ids=tuple(r.id for r in rows),
+            columns={"row_score": np.array([np.nan if r.row_score is None else r.row_score for r in rows])},
+            strata=tuple(task_of[r.subcategory] for r in rows),
             unit="prompt",
             stratified_by="task",
         )
 
-    def checklist_rows(self, scores: dict[str, Any]) -> list[ChecklistRow]:
+    def checklist_rows(self, scores: RunScores) -> list[ChecklistRow]:
         task_of = task_of_subcategory()
         return [
-            ChecklistRow(r["id"], task_of[r["subcategory"]], r["subcategory"], float(r["row_score"]))
-            for r in scores.get("rows", [])
-            if r.get("row_score") is not None
+            ChecklistRow(r.id, task_of[r.subcategory], r.subcategory, float(r.row_score))
+            for r in scores.figures.rows
+            if r.row_score is not None
         ]
 
     def figures(self, units: UnitTable) -> dict[str, Figure]:
@@ -129,10 +136,10 @@ class HelloBench(Benchmark):
     def figure_path(self, name: str) -> tuple[str, ...]:
         return (name,) if name == "overall" else ("tasks", name, "score")
 
-    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
+    def length_targets(self, scores: RunScores) -> list[LengthTarget]:
         """The length-constrained configs ask for "no shorter than N words"; WC counts nltk tokens, as the paper."""
         return [
-            LengthTarget(r["id"], r["required"], r["words"], "words (nltk tokens, HelloBench's WC)", "at least")
-            for r in scores.get("rows", [])
-            if r.get("required")
+            LengthTarget(r.id, r.required, r.words, "words (nltk tokens, HelloBench's WC)", "at least")
+            for r in scores.figures.rows
+            if r.required
         ]

@@ -20,6 +20,13 @@ class Layout(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
 
 
+def field_value(node: Any, key: str) -> Any:
+    """The field `key` of a layout (declared or not) or of a JSON object; None where `node` has none."""
+    if isinstance(node, BaseModel):
+        return getattr(node, key) if key in type(node).model_fields else (node.model_extra or {}).get(key)
+    return node.get(key) if isinstance(node, dict) else None
+
+
 Count = Annotated[int, Field(ge=0)]
 Figure = float | None  # None: no figure (nothing scored, or undefined on the data)
 
@@ -31,6 +38,7 @@ class Interval(Layout):
     high: float
     se: float
     n: Count
+    clipped: bool = False  # a bound was cut to the figure's scale
 
 
 Intervals = dict[str, Interval | None]  # figure name -> its interval (None: the figure has none)
@@ -127,12 +135,22 @@ class LongGenBenchRow(Layout):
     words: Count
     required: Count | None = None
     cr: Figure = None  # with its check counts; a scores.json from before intervals has neither
+    n_checks: Count | None = None
+    n_judged: Count | None = None
+    n_yes: Count | None = None
 
     @model_validator(mode="after")
     def counts_beside_cr(self) -> LongGenBenchRow:
         if "cr" in self.model_fields_set:
-            CheckCounts.model_validate(self.model_extra or {}, strict=True)
+            CheckCounts.model_validate(
+                self.model_dump(include=set(CheckCounts.model_fields), exclude_unset=True), strict=True
+            )
         return self
+
+    @property
+    def counted(self) -> bool:
+        """Whether the row has its completion rate and check counts (a unit of the intervals)."""
+        return "cr" in self.model_fields_set
 
 
 class LongGenBenchLayout(Layout):
@@ -156,7 +174,8 @@ class LongGenBenchLayout(Layout):
     def nothing_generated_yet(cls, data: Any, handler: Any) -> LongGenBenchLayout:
         """A run with no generation has `{"n_items": 0}` and no figure."""
         if isinstance(data, dict) and type(data.get("n_items")) is int and data["n_items"] == 0:
-            return cls.model_construct(n_items=0)
+            counts = dict.fromkeys((*CheckCounts.model_fields, "n_unscored"), 0)
+            return cls.model_construct(**dict.fromkeys(("cr", "stic1", "stic2", "wavg", "length")), **counts, n_items=0)
         return handler(data)
 
 

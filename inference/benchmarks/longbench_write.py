@@ -50,6 +50,7 @@ from .base import (
     paper_settings_from,
 )
 from .layouts import LongBenchWriteLayout
+from .run_scores import RunScores
 
 FILL_RESCUE = "missing_dimension_filled_with_3"
 LENGTH_UNIT = "CJK characters + English words"
@@ -142,18 +143,21 @@ class LongBenchWrite(Benchmark):
 
     judge_noise_column = "s_q"
 
-    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
-        rows = scores.get("rows") or []
+    def unit_table(self, figures: LongBenchWriteLayout) -> UnitTable | None:
+        rows = figures.rows
         if not rows:
             return None
         return UnitTable(
-            ids=tuple(r["id"] for r in rows),
-            columns={name: np.array([np.nan if r[name] is None else r[name] for r in rows]) for name in ("s_l", "s_q")},
+            ids=tuple(r.id for r in rows),
+            columns={
+                "s_l": np.array([np.nan if r.s_l is None else r.s_l for r in rows]),
+                "s_q": np.array([np.nan if r.s_q is None else r.s_q for r in rows]),
+            },
             unit="prompt",
         )
 
     def figures(self, units: UnitTable) -> dict[str, Figure]:
         return longbench_write_figures(units["s_l"], units["s_q"])
 
-    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
-        return [LengthTarget(r["id"], r["required"], r["length"], LENGTH_UNIT) for r in scores.get("rows", [])]
+    def length_targets(self, scores: RunScores) -> list[LengthTarget]:
+        return [LengthTarget(r.id, r.required, r.length, LENGTH_UNIT) for r in scores.figures.rows]

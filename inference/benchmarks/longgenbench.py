@@ -30,6 +30,7 @@ from longform_eval.metric.uncertainty.units import UnitTable
 from ..backends.base import Request
 from .base import Benchmark, BenchmarkArgs, JudgeCall, LengthTarget, PaperSettings, paper_settings_from
 from .layouts import LongGenBenchLayout
+from .run_scores import RunScores
 
 PER_ENTRY_WORDS = re.compile(r"(?:at least|a minimum of|between) (\d+)(?: (?:and|to) \d+)? words")
 
@@ -111,19 +112,19 @@ class LongGenBench(Benchmark):
 
     judge_noise_column = "stic2"
 
-    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+    def unit_table(self, figures: LongGenBenchLayout) -> UnitTable | None:
         """One unit per item: its checks are answered by one output, so they are resampled together."""
-        rows = [r for r in scores.get("rows") or [] if "cr" in r]
+        rows = [r for r in figures.rows if r.counted]
         if not rows:
             return None
-        checks = np.array([r["n_checks"] for r in rows], dtype=float)
-        yes = np.array([r["n_yes"] for r in rows], dtype=float)
+        checks = np.array([r.n_checks for r in rows], dtype=float)
+        yes = np.array([r.n_yes for r in rows], dtype=float)
         return UnitTable(
-            ids=tuple(r["id"] for r in rows),
+            ids=tuple(r.id for r in rows),
             columns={
-                "cr": np.array([r["cr"] for r in rows], dtype=float),
+                "cr": np.array([r.cr for r in rows], dtype=float),
                 "stic2": np.divide(100 * yes, checks, out=np.full(len(rows), np.nan), where=checks > 0),
-                "judged": np.array([r["n_judged"] for r in rows], dtype=float),
+                "judged": np.array([r.n_judged for r in rows], dtype=float),
                 "checks": checks,
             },
             unit="item",
@@ -145,12 +146,12 @@ class LongGenBench(Benchmark):
         """A short run only scores STIC if a check falls on the first sub-tasks: earliest check, then shortest."""
         return (min((c["subtask"] for c in row["checks"]), default=row["num_subtasks"]), len(row["prompt"]))
 
-    def length_targets(self, scores: dict[str, Any]) -> list[LengthTarget]:
+    def length_targets(self, scores: RunScores) -> list[LengthTarget]:
         """The word budget: sub-tasks x the per-entry minimum the prompt states; words as Len counts them."""
         return [
-            LengthTarget(r["id"], r["required"], r["words"], "words (whitespace-split, LongGenBench's Len)", "at least")
-            for r in scores.get("rows", [])
-            if r.get("required")
+            LengthTarget(r.id, r.required, r.words, "words (whitespace-split, LongGenBench's Len)", "at least")
+            for r in scores.figures.rows
+            if r.required
         ]
 
 

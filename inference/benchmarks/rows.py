@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.datasets_bars import without_datasets_bars
 from longform_eval.registry import benchmark_declarations
 
 from .base import Benchmark
@@ -63,7 +64,8 @@ def load_config_rows(dataset: str, config: str, revision: str | None = None) -> 
     names = config_names(dataset, revision)
     if config not in names:
         raise ValueError(f"dataset {dataset}: no config {config!r}; it has {', '.join(names)}")
-    loaded = datasets.load_dataset(dataset, config, revision=revision)
+    with without_datasets_bars():  # a split of a few thousand rows is built in under a second
+        loaded = datasets.load_dataset(dataset, config, revision=revision)
     split = SPLIT if SPLIT in loaded else next(iter(loaded)) if len(loaded) == 1 else None
     if split is None:
         raise ValueError(f"dataset {dataset}, config {config}: no {SPLIT!r} split among {', '.join(loaded)}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.plurals import counted
 from longform_eval.metric.calibration import Calibrated, calibrate_overall, calibrate_win_rate
 from longform_eval.metric.helloeval.weights import flat_weights
 from longform_eval.metric.pairwise import Outcome, swap
@@ -78,8 +79,8 @@ def checklist_matches(run: RunLabels, labels: HumanLabels) -> tuple[list[tuple[s
         row_weights = weights[run.subcategories[row]]
         if len(row_weights) != len(label.checklist_scores):
             raise LabelMismatch(
-                f"{labels.source}: row {row} has {len(row_weights)} checklists in {run.folder}, the annotation "
-                f"scores {len(label.checklist_scores)}"
+                f"{labels.source}: row {row} has {counted(len(row_weights), 'checklist')} in {run.folder}, the "
+                f"annotation scores {len(label.checklist_scores)}"
             )
         found.append((row, sum(s * w for s, w in zip(label.checklist_scores, row_weights, strict=True))))
     refuse_unmatched(run, labels.source, unknown, found)
@@ -91,8 +92,9 @@ def checklist_matches(run: RunLabels, labels: HumanLabels) -> tuple[list[tuple[s
 def refuse_unmatched(run: RunLabels, source: str, unknown: list[str], found: list) -> None:
     if unknown and not found:
         raise LabelMismatch(
-            f"{source}: {len(unknown)} human labels name the models of {run.folder} ({run.name}) but none of its "
-            f"judged items (first: {unknown[0]!r}); are they of another benchmark config or dataset?"
+            f"{source}: {counted(len(unknown), 'human label')} {'names' if len(unknown) == 1 else 'name'} the models "
+            f"of {run.folder} ({run.name}) but none of its judged items (first: {unknown[0]!r}); are they of another "
+            "benchmark config or dataset?"
         )
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from longform_eval.common.errors import LongformEvalError
 
 from ..benchmarks import create_benchmark
+from ..benchmarks.layouts import field_value
+from ..benchmarks.run_scores import RunScores
 from ..report.scores_file import load_scores
 
 PAIRWISE, CHECKLISTS = "pairwise", "checklists"
@@ -52,28 +53,28 @@ def read_run_labels(folder: Path) -> RunLabels:
     return run_labels(folder, load_scores(folder))
 
 
-def run_labels(folder: Path, scores: dict[str, Any]) -> RunLabels:
+def run_labels(folder: Path, scores: RunScores) -> RunLabels:
     """The labels of the run in `folder`, whose scores.json `scores` passed `load_scores`'s checks; raises
     NotCalibratable (a benchmark without such figures)."""
-    benchmark = create_benchmark(scores["benchmark"], scores.get("config"))
+    benchmark = create_benchmark(scores.benchmark, scores.config)
     common = {
         "folder": folder,
-        "benchmark": scores["benchmark"],
-        "config": str(scores.get("config")),
-        "model": scores["model"],
-        "judge": scores.get("judge"),
+        "benchmark": scores.benchmark,
+        "config": scores.config,
+        "model": scores.model,
+        "judge": scores.judge,
     }
     if benchmark.human_labels == PAIRWISE:
         battles = benchmark.pairwise_battles(scores)
         outcomes = {battle.item_id: battle.outcome for battle in battles}
-        return RunLabels(**common, kind=PAIRWISE, baseline=scores.get("baseline"), outcomes=outcomes)
+        return RunLabels(**common, kind=PAIRWISE, baseline=field_value(scores.figures, "baseline"), outcomes=outcomes)
     if benchmark.human_labels == CHECKLISTS:
         scored = benchmark.checklist_rows(scores)
         rows = {row.id: (row.task, row.score) for row in scored}
         subcategories = {row.id: row.subcategory for row in scored}
         return RunLabels(**common, kind=CHECKLISTS, rows=rows, subcategories=subcategories)
     raise NotCalibratable(
-        f"{folder}: a {scores['benchmark']} run; calibrate takes pairwise runs (hellobench-pairwise, tencentllmeval) "
+        f"{folder}: a {scores.benchmark} run; calibrate takes pairwise runs (hellobench-pairwise, tencentllmeval) "
         "and HelloBench runs"
     )
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from longform_eval.common.arg_types import out_folder, source_folder
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.plurals import counted
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 
 from ..api.config_build import backend_spec, constrained_judge
@@ -46,15 +47,17 @@ def add_agreement_command(subparsers: argparse._SubParsersAction) -> None:
     command.add_argument(
         "--mode", choices=["pairwise", "single"], default="pairwise", help="judge mode (default: %(default)s)"
     )
-    command.add_argument("--limit", type=ROWS.argument(), help="the first N items (default: all 999)")
+    command.add_argument("--limit", type=ROWS.argument(), metavar="N", help="the first N items (default: all 999)")
     command.add_argument(
         "--judge-max-new-tokens",
         type=NEW_TOKENS.argument(),
+        metavar="N",
         help=f"the judge's max new tokens per reply (default: {prompt.max_tokens}, the pairwise judge prompt's)",
     )
     command.add_argument(
         "--judge-attempts",
         type=JUDGE_ATTEMPTS.argument(),
+        metavar="N",
         help=f"attempts per call until it parses (default: {prompt.attempts}, the pairwise judge prompt's)",
     )
     command.add_argument(
@@ -117,8 +120,8 @@ def failure_lines(runner: AgreementJudge, failed: int, calls: int) -> str:
             f"released judges'); the failures are logged in {where}. Fix the judge and run the same command again."
         )
     return (
-        f"{failed} judge calls failed and stay pending: {reasons} (logged in {where}); run the same command again to "
-        "retry them"
+        f"{counted(failed, 'judge call')} failed and {'stays' if failed == 1 else 'stay'} pending: {reasons} (logged "
+        f"in {where}); run the same command again to retry them"
     )
 
 
@@ -150,9 +153,9 @@ def agreement_lines(document: dict[str, Any]) -> list[str]:
     lines = [
         f"# Judge agreement with humans: {judge}",
         "",
-        f"PandaLM test set ({document['source']}): {document['n_items']} items, {document['n_human_majority']} with a "
-        "human majority (2 or 3 of the 3 annotators agree). Labels compared on three classes: A better, B better, "
-        "tie (the judge's equally good and equally bad are both a tie). Judge mode: "
+        f"PandaLM test set ({document['source']}): {counted(document['n_items'], 'item')}, "
+        f"{document['n_human_majority']} with a human majority (2 or 3 of the 3 annotators agree). Labels compared on "
+        "three classes: A better, B better, tie (the judge's equally good and equally bad are both a tie). Judge mode: "
         f"`{document['mode']}`.",
         "",
         *markdown_table(

@@ -69,13 +69,15 @@ def add_power_arguments(parser: argparse.ArgumentParser) -> None:
         type=scored_run_folder,
         metavar="RUN",
         help="with --dry-run and --detect: a scored run of the planned benchmark config whose variance the plan "
-        "rests on; give two for their paired SE (one alone is conservative: no pairing gain)",
+        "rests on; give two for their paired SE (one alone is conservative: no pairing gain); default: none, and "
+        "--detect needs one",
     )
     parser.add_argument(
         "--detect",
         type=positive_number,
         metavar="D",
-        help="with --dry-run: the difference to detect at 80%% power, alpha 0.05, in the figure's own units",
+        help="with --dry-run: the difference to detect at 80%% power, alpha 0.05, in the figure's own units "
+        "(default: none, no power plan)",
     )
     parser.add_argument(
         "--power-figure", metavar="NAME", help="the figure the plan is for (default: the benchmark's headline)"

@@ -33,7 +33,11 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
         "annotations", type=Path, help="JSON Lines file of annotations (see docs/benchmarks-and-scoring.md)"
     )
     fit.add_argument("--out", type=Path, default=Path("fitted_weights.txt"), help="weights file to write")
-    fit.add_argument("--report", type=Path, help="also write R^2 / MSE / n per subcategory as JSON")
+    fit.add_argument(
+        "--report",
+        type=Path,
+        help="also write R^2 / MSE / n per subcategory as JSON to this file (default: none, they are only printed)",
+    )
     fit.set_defaults(handler=run_fit_weights)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import textwrap
 import traceback
 import warnings
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from longform_eval.common.errors import ConfigError, LongformEvalError, StaleResultWarning
+from longform_eval.common.install import prefixed
 from longform_eval.common.user_errors import os_error_line, validation_problem
 from longform_eval.dataset_builder import SourceError, SourceUnavailableError
 from longform_eval.dataset_builder import cli as dataset_cli
@@ -34,6 +36,7 @@ from ..secret_values import scrub, scrubbed_line
 from . import fit_weights, leaderboard, publish, push_run
 from . import run as cli_run
 from .args import flag_line
+from .help_text import states_default
 
 COMMANDS_GROUP = "longform_eval.commands"
 EXPECTED_ERRORS = (
@@ -56,13 +59,21 @@ class CommandLineError(LongformEvalError, ValueError):
 
 
 class DefaultShown(argparse.HelpFormatter):
-    """An option's help ends with its default when the help does not say it (a flag's default is its absence)."""
+    """An option's help ends with its default when the help does not say it (`states_default`; a flag's default is
+    its absence); help and descriptions wrap between words, never at a hyphen inside one (`--dry-` / `run`)."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if action.nargs == 0 or action.default in (None, argparse.SUPPRESS) or "default" in text.lower():
+        if action.nargs == 0 or action.default in (None, argparse.SUPPRESS) or states_default(text):
             return text
         return f"{text} (default: %(default)s)"
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        words = " ".join(text.split())
+        return textwrap.fill(words, width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -85,7 +96,7 @@ def parser() -> argparse.ArgumentParser:
         "shown)",
     )
     root.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
-    subparsers = root.add_subparsers(dest="command", required=True)  # subcommands are OneLineParsers too
+    subparsers = root.add_subparsers(dest="command", required=True, metavar="COMMAND")  # OneLineParsers too
     dataset_cli.add_commands(subparsers)
     fit_weights.add_commands(subparsers)
     cli_run.add_commands(subparsers)
@@ -129,6 +140,14 @@ def error_line(error: BaseException) -> str:
     return " ".join(str(error).split("\n"))
 
 
+def error_text(command: str, error: BaseException) -> str:
+    """The error as printed: one line, but for a missing package, whose install commands follow on lines of their own
+    (`common.install`: no line over 100 characters)."""
+    head = f"longform-eval {command}: error: "
+    hint = prefixed(scrub(str(error)), head) if isinstance(error, ImportError) else None
+    return hint if hint is not None else head + scrubbed_line(error_line(error))
+
+
 @contextlib.contextmanager
 def one_line_warnings() -> Iterator[None]:
     """Every warning is one line on stderr, never with the Python source line it came from: a StaleResultWarning (a
@@ -166,7 +185,7 @@ def run_command(argv: list[str] | None) -> int:
     except EXPECTED_ERRORS as error:
         if args.debug:
             traceback.print_exc(file=unscrubbed(sys.stderr))
-        print(f"longform-eval {args.command}: error: {scrubbed_line(error_line(error))}", file=sys.stderr)
+        print(error_text(args.command, error), file=sys.stderr)
         return 2
     finally:
         unlock_all_run_folders()  # the folders this command wrote are free again, and no `.lock` file stays

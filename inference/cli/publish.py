@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from longform_eval.common.arg_types import source_folder
+from longform_eval.common.plurals import counted
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message
 
 from ..hub.publish import publish_release
@@ -38,7 +39,7 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
         type=Path,
         metavar="DIR",
         help="write the repos to DIR/datasets/ORG/NAME and DIR/spaces/ORG/NAME instead of uploading (DIR: new, "
-        "empty, or an earlier --stage)",
+        "empty, or an earlier --stage; default: none, the repos are uploaded)",
     )
     parser.add_argument(
         "--with-restricted",
@@ -111,7 +112,7 @@ def run_publish(args: argparse.Namespace) -> int:
 
 
 def summary(release: Release) -> str:
-    lines = [f"longform-eval {release.version} release for {release.org}: {len(release.repos)} repos"]
+    lines = [f"longform-eval {release.version} release for {release.org}: {counted(len(release.repos), 'repo')}"]
     return "\n".join(lines + refused_lines(release))
 
 
@@ -133,12 +134,15 @@ def space_secrets(variable: str | None) -> dict[str, str]:
 def listing(release: Release, mode: str, secrets_from: dict[str, str] | None = None) -> str:
     """Every repo (type, id, visibility, role) with its files (path, bytes) and a Space's settings, then the refused
     datasets; `secrets_from`: the environment variables a Space's secrets are set from."""
-    lines = [f"longform-eval {release.version} release for {release.org}: {len(release.repos)} repos ({mode})"]
+    repos = counted(len(release.repos), "repo")
+    lines = [f"longform-eval {release.version} release for {release.org}: {repos} ({mode})"]
     for repo in release.repos:
         visibility = "private" if repo.private else "public"
-        lines.append(f"{repo.repo_type} {repo.repo_id} ({visibility}, {repo.role}, {len(repo.files)} files)")
+        lines.append(f"{repo.repo_type} {repo.repo_id} ({visibility}, {repo.role}, {counted(len(repo.files), 'file')})")
         width = max(len(path) for path in repo.files)
-        lines += [f"  {path:<{width}}  {len(data):>12,} bytes" for path, data in sorted(repo.files.items())]
+        lines += [
+            f"  {path:<{width}}  {counted(len(data), 'byte', spec='>12,')}" for path, data in sorted(repo.files.items())
+        ]
         lines += settings_lines(repo.settings, secrets_from) if repo.settings else []
     return "\n".join(lines + refused_lines(release))
 

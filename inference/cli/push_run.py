@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from longform_eval.common.arg_types import not_a_url
+from longform_eval.common.plurals import counted
 
 from ..hub.push_run import PushPlan, plan_push, push_run
 from ..hub.run_card import restricted_note
@@ -58,7 +59,7 @@ def print_plan(plan: PushPlan, private: bool) -> None:
     """What a push would write (no Hub call is made): each file with its size, and the cards."""
     print(f"dataset repo {plan.repo_id} ({'private' if private else 'public'} if it is created): {plan.run.title}")
     for name in plan.files:
-        print(f"  {plan.repo_path(name)}  ({len(plan.data[name]):,} bytes)")
+        print(f"  {plan.repo_path(name)}  ({counted(len(plan.data[name]), 'byte', spec=',')})")
     if plan.path_in_repo:
         print(f"  {plan.repo_path('README.md')}  (the run's dataset card)")
         print("  README.md  (the repo's card, listing its runs; left alone if push-run did not write it)")

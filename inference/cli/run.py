@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.arg_types import out_folder
+from longform_eval.common.plurals import counted
 
 from ..api.config_build import build_config
 from ..api.judge_changes import judge_changes as api_judge_changes
@@ -101,7 +102,8 @@ def command_run(args: argparse.Namespace, stages: tuple[str, ...]) -> int:
         single = args.out and len(benchmarks) == 1
         out = args.out if single else (args.out or DEFAULT_OUT) / benchmark_name.replace(":", "-")
         if args.dry_run:
-            print_dry_run(Run.create(out, config, force=args.force, read_only=True), power)  # nothing written
+            planned = Run.create(out, config, force=args.force, read_only=True)  # nothing written
+            print_dry_run(planned, power, judged="judge" in stages)
             continue
         run, clock = execute(out, config, args.force, stages, backends)
         if clock is not None:
@@ -131,9 +133,10 @@ def report_failures(runs: list[Run]) -> int:
     if not runs:
         return 0
     for run in runs:
+        failed = sum(run.failed.values())
         print(
-            f"{run.folder}: {sum(run.failed.values())} calls failed and stay pending (logged in "
-            f"{run.failures.path}); run the same command again to retry them:",
+            f"{run.folder}: {counted(failed, 'call')} failed and {'stays' if failed == 1 else 'stay'} pending (logged "
+            f"in {run.failures.path}); run the same command again to retry them:",
             file=sys.stderr,
         )
         for reason, count in run.failed.most_common(5):
@@ -141,21 +144,24 @@ def report_failures(runs: list[Run]) -> int:
     return 1
 
 
-def print_dry_run(run: Run, power: PowerReference | None = None) -> None:
+def print_dry_run(run: Run, power: PowerReference | None = None, judged: bool = True) -> None:
+    """The calls a run would make and the token limits chosen; `judged`: the command judges too (`run`, not
+    `generate`, which names no judge setting)."""
     pending = run.pending_generations()
     prompt_chars = sum(len(r.prompt or "".join(m["content"] for m in r.messages)) for r in pending)
     print(
-        f"{run.folder}: {len(run.rows)} samples; "
-        f"{len(pending)} generation calls to {run.config.model_id}, "
-        f"about {prompt_chars // 4:,} prompt tokens + up to "
-        f"{len(pending) * run.config.generation.max_new_tokens:,} new tokens"
+        f"{run.folder}: {counted(len(run.rows), 'sample')}; "
+        f"{counted(len(pending), 'generation call')} to {run.config.model_id}, "
+        f"about {counted(prompt_chars // 4, 'prompt token', spec=',')} + up to "
+        f"{counted(len(pending) * run.config.generation.max_new_tokens, 'new token', spec=',')}"
     )
-    print(
-        f"  judge calls now pending: {len(run.pending_judge_keys())} (more after generation) to "
-        f"{run.config.judge.name if run.config.judge else '-'}, up to "
-        f"{run.config.judge_attempts} attempts each, max {run.config.judge_generation.max_new_tokens} "
-        "new tokens"
-    )
+    if judged:
+        print(
+            f"  judge calls now pending: {len(run.pending_judge_keys())} (more after generation) to "
+            f"{run.config.judge.name if run.config.judge else '-'}, up to "
+            f"{counted(run.config.judge_attempts, 'attempt')} each, max "
+            f"{counted(run.config.judge_generation.max_new_tokens, 'new token')}"
+        )
     for line in power_lines(power, run.config, len(run.rows)):
         print(line)
 
@@ -203,7 +209,7 @@ def report_folders(sources: list[str | Path], out: Path | None) -> tuple[list[Pa
     if out is not None and len(folders) < 2:
         raise ValueError(
             "--out names the folder for the comparisons of two or more runs, or the local copy of one "
-            f"hf://datasets/... run; {len(folders)} local run given"
+            f"hf://datasets/... run; {counted(len(folders), 'local run')} given"
         )
     return folders, out
 

@@ -22,6 +22,7 @@ from longform_eval.common.arg_types import Ceiling, dataset_folder_or_repo, fini
 from ..api.config_build import DEFAULT_LIMITS
 from ..api.settings import RunSettings
 from ..config import parse_model_args
+from .help_text import states_default
 
 BACKEND_OPTIONS = ("model_args", "judge_args")  # `--ROLE-arg KEY=VALUE` and `--ROLE-config FILE` (args.py)
 ODD_FLAGS: dict[str, dict[str, Any]] = {
@@ -100,7 +101,7 @@ def lower_bound(constraints: list[Any]) -> float | None:
 def flag_help(name: str, field: FieldInfo, run: bool) -> str:
     """The field's description, its default (if the description does not say it) and how the command line differs."""
     text = ODD_FLAGS.get(name, {}).get("help") or field.description or ""
-    if "default" not in text and field.default not in (None, False):
+    if not states_default(text) and field.default not in (None, False):
         text += f" (default: {field.default})"
     notes = command_line_notes().get(name) if run else None
     return (f"{text}. {notes}" if notes else text).replace("%", "%%")

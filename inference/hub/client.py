@@ -24,6 +24,7 @@ from huggingface_hub.errors import HfHubHTTPError
 from huggingface_hub.utils._http import default_client_factory  # the client huggingface_hub would build itself
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.plurals import counted
 
 from ..secret_values import register_secret, scrubbed_line
 
@@ -122,7 +123,7 @@ def checked_answer(response: httpx2.Response) -> None:
     if is_api_answer(request):
         size = response.headers.get("Content-Length", "")
         if size.isdigit() and int(size) > MAX_API_ANSWER:
-            raise HubAnswerError(f"the answer to {where} is {int(size)} bytes, over the {LIMIT} allowed")
+            raise HubAnswerError(f"the answer to {where} is {counted(int(size), 'byte')}, over the {LIMIT} allowed")
         response.stream = CappedStream(response.stream, where)
 
 

@@ -15,14 +15,16 @@ from typing import TypeVar
 from huggingface_hub import CommitOperationAdd, HfApi
 from huggingface_hub.errors import RepositoryNotFoundError
 
+from longform_eval.common.plurals import counted
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message, unreachable_errors
 
+from ..environment_secrets import register_environment_secrets
 from ..secret_values import register_secret, scrubbed_line
 from .client import guard_hub_client, hub_error_line, hub_errors
 from .release_plan import Release, RepoPlan
 from .remote import changed_paths, remote_files
 from .space_apply import apply_settings, prepare_private_datasets
-from .upload_check import refuse_secrets, register_environment_secrets
+from .upload_check import refuse_secrets
 
 T = TypeVar("T")
 
@@ -39,8 +41,7 @@ class RepoOutcome:
         where = f"{self.repo.repo_type} {self.repo.repo_id}"
         if not self.updated:
             return f"{where}: unchanged"
-        count = len(self.updated)
-        return f"{where}: {count} file{'s' if count != 1 else ''} updated (commit {self.commit[:12]})"
+        return f"{where}: {counted(len(self.updated), 'file')} updated (commit {self.commit[:12]})"
 
 
 def check_private(api: HfApi, repo: RepoPlan) -> None:
@@ -69,7 +70,7 @@ def publish_repo(api: HfApi, repo: RepoPlan, version: str) -> RepoOutcome:
         repo.repo_id,
         repo_type=repo.repo_type,
         operations=[CommitOperationAdd(path, repo.files[path]) for path in changed],
-        commit_message=f"longform-eval {version}: {repo.role} ({len(changed)} files)",
+        commit_message=f"longform-eval {version}: {repo.role} ({counted(len(changed), 'file')})",
     )
     return RepoOutcome(repo, changed, info.oid)
 

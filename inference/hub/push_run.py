@@ -30,8 +30,10 @@ from huggingface_hub.utils import validate_repo_id
 
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.guarded import DOCUMENT, LOG, PAGE, PLOT, ROWS, SETTINGS, Kind, read_upload
+from longform_eval.common.plurals import counted
 from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message, unreachable_errors
 
+from ..environment_secrets import register_config_secrets
 from ..report.markdown import load_scores
 from ..report.sections.drawn import drawn_plots
 from ..runner import Run
@@ -47,7 +49,7 @@ from .results_table import RESULTS_FILE, is_our_table, results_table, run_date
 from .run_card import CARD, RunInfo, is_our_card, listed_files, repo_card, run_card
 from .run_remote import REPO_TYPE, TIMINGS, RemoteRepo, child_of, is_run_file, names_in
 from .sources import checked_repo_id, join
-from .upload_check import refuse_secrets, register_environment_secrets
+from .upload_check import refuse_secrets
 
 # The ceiling each run file is read under, by name (first match); every name `is_run_file` accepts has one.
 UPLOAD_KINDS: tuple[tuple[str, Kind], ...] = (
@@ -152,7 +154,7 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
     config = read_config(folder)
     scores = load_scores(folder)
     pending = pending_calls(Run.open(folder, read_only=True))
-    if pending.count or not scores.get("complete", True):
+    if pending.count or not scores.complete:
         raise ValueError(
             f"{folder}: not finished ({pending.generations} generations and {pending.judge_calls} judge calls "
             "pending); finish it with the command that made it (`run`, `generate` or `judge`), then `score` and "
@@ -162,7 +164,7 @@ def plan_push(folder: Path, repo_id: str, path_in_repo: str | None = None) -> Pu
         raise FileNotFoundError(f"{folder / 'report.md'}: missing; write it with `longform-eval report {folder}` first")
     path = checked_path_in_repo(path_in_repo)
     data = read_run_files(folder, names)
-    register_environment_secrets(config)
+    register_config_secrets(config)
     refuse_secrets((str(folder / name), data[name]) for name in sorted(data))
     timings = data[TIMINGS].decode("utf-8", errors="replace") if TIMINGS in data else None
     return PushPlan(folder, repo_id, path, data, RunInfo(path, config, scores, sorted(data), run_date(timings)))
@@ -218,9 +220,9 @@ def check_destination(plan: PushPlan, remote: RemoteRepo) -> None:
         return
     foreign = sorted(top - {CARD, ".gitattributes", RESULTS_FILE})
     if foreign:
+        more = f" and {counted(len(foreign) - 1, 'more file')}" if len(foreign) > 1 else ""
         raise ValueError(
-            f"{plan.repo_id}: {plan.where} holds {foreign[0]}"
-            f"{f' and {len(foreign) - 1} more files' if len(foreign) > 1 else ''} but no run (no {CONFIG_FILE}); "
+            f"{plan.repo_id}: {plan.where} holds {foreign[0]}{more} but no run (no {CONFIG_FILE}); "
             "push-run writes only into a new or empty folder or a run pushed before: give another --path-in-repo"
         )
 

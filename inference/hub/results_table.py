@@ -62,25 +62,24 @@ def results_table(runs: Sequence[RunInfo]) -> bytes:
 def result_row(run: RunInfo) -> dict[str, Any]:
     config = RunConfig.model_validate(run.config)
     benchmark = benchmark_of(run.scores)
-    intervals = {name: found for name, found in (run.scores.get("intervals") or {}).items() if found}
-    figure = benchmark.headline_of(list(run.scores.get("intervals") or {}))
-    interval = intervals.get(figure) or {}
+    figure = benchmark.headline_of(list(run.scores.intervals))
+    interval = run.scores.intervals.get(figure) if figure else None
     headline, scale, _ = run.headline()
     row = {
         "run_path": run.path,
-        "benchmark": run.scores["benchmark"],
-        "config": run.scores.get("config"),
-        "model": run.scores["model"],
+        "benchmark": run.scores.benchmark,
+        "config": run.scores.config,
+        "model": run.scores.model,
         "model_revision": model_revision(config),
-        "judge": run.scores.get("judge"),
+        "judge": run.scores.judge,
         "figure": figure,
-        "score": number(benchmark.figure_value(run.scores, figure) if figure else None),
-        "low": number(interval.get("low")),
-        "high": number(interval.get("high")),
-        "n": interval.get("n"),
+        "score": number(benchmark.figure_value(run.scores.figures, figure) if figure else None),
+        "low": number(interval.low) if interval else None,
+        "high": number(interval.high) if interval else None,
+        "n": interval.n if interval else None,
         "scale": scale,
         "headline": headline,
-        "interval_method": run.scores.get("interval_method"),
+        "interval_method": run.scores.interval_method if "interval_method" in run.scores.model_fields_set else None,
         "date": run.date,
         "package_version": config.package_version or None,
     }

@@ -13,8 +13,11 @@ from typing import Any
 
 from huggingface_hub import DatasetCardData
 
+from longform_eval.common.plurals import counted
 from longform_eval.registry import benchmark_declarations
 
+from ..benchmarks.layouts import field_value
+from ..benchmarks.run_scores import RunScores
 from ..report.markdown import benchmark_of
 from ..runner.config import RunConfig
 from .licences import licence_of
@@ -81,7 +84,7 @@ def card_data(with_configs: Sequence[RunInfo], runs: Sequence[RunInfo], with_res
     """License `other` (the responses and verdicts are the model's and judge's outputs), tags, the results table as
     the default config, and one dataset config per record log and per scores.json, so that
     `load_dataset(REPO, "generations")` and the viewer read them."""
-    benchmarks = sorted({run.scores["benchmark"] for run in runs})
+    benchmarks = sorted({run.scores.benchmark for run in runs})
     names = ", ".join(sorted({run.benchmark for run in runs}))
     configs = [results_config()] if with_results else []
     return DatasetCardData(
@@ -112,19 +115,19 @@ def run_body(repo_id: str, run: RunInfo) -> list[str]:
     scores = run.scores
     source = hub_path(repo_id, run.path)
     return [
-        f"# {run.benchmark}: {scores['model']}",
+        f"# {run.benchmark}: {scores.model}",
         "",
         f"A run folder of `longform-eval` {config.package_version or '(version not recorded)'}: the responses "
-        f"of `{scores['model']}` to the prompts of the `{run.benchmark}` benchmark, judged by `{scores.get('judge')}`, "
+        f"of `{scores.model}` to the prompts of the `{run.benchmark}` benchmark, judged by `{scores.judge}`, "
         "and the figures computed from the verdicts. `report.md` is the full report.",
         "",
         f"**Headline: {figure}** (scale {scale}{'; ' + details if details.strip() else ''}).",
         "",
-        f"In brackets: the 95% interval ({scores.get('interval_method') or 'method not recorded'}). "
-        f"Samples: {scores.get('n_samples')}; scored: {scores.get('n_scored', '-')}; "
-        f"unscored: {scores.get('n_unscored', 0)}.",
+        f"In brackets: the 95% interval ({scores.interval_method or 'method not recorded'}). "
+        f"Samples: {scores.n_samples}; scored: {count(scores, 'n_scored', '-')}; "
+        f"unscored: {count(scores, 'n_unscored', 0)}.",
         "",
-        *deviation_lines(scores.get("deviations") or []),
+        *deviation_lines(scores.deviations),
         "## The run",
         "",
         "| | |",
@@ -167,7 +170,13 @@ def restricted_note(run: RunInfo) -> str | None:
     )
 
 
-def dataset_of(scores: dict[str, Any]) -> str | None:
+def count(scores: RunScores, name: str, none: Any) -> Any:
+    """The benchmark's count `name` (`n_scored`, `n_unscored`), `none` where its figures have none."""
+    found = field_value(scores.figures, name)
+    return none if found is None else found
+
+
+def dataset_of(scores: RunScores) -> str | None:
     """The dataset the run's benchmark reads its rows from, as the registry declares it."""
     declarations = benchmark_declarations()
     name = benchmark_of(scores).name
@@ -221,8 +230,8 @@ def sampling(settings: dict[str, Any]) -> str:
 
 def judge_settings(config: RunConfig) -> str:
     extras = [
-        f"{config.judge_samples} sample(s) per call",
-        f"up to {config.judge_attempts} attempts" if config.judge_attempts > 1 else "1 attempt",
+        f"{counted(config.judge_samples, 'sample')} per call",
+        f"up to {counted(config.judge_attempts, 'attempt')}" if config.judge_attempts > 1 else "1 attempt",
         f"parser {config.parser}",
         "constrained to the verdict schema" if config.constrained_judge else "unconstrained",
     ]
@@ -253,8 +262,8 @@ def runs_table(runs: Sequence[RunInfo]) -> list[str]:
     for run in runs:
         figure, scale, _ = run.headline()
         rows.append(
-            f"| [`{run.path}`]({run.path}/README.md) | {cell(run.benchmark)} | {cell(run.scores['model'])} | "
-            f"{cell(run.scores.get('judge'))} | {cell(figure)} | {cell(scale)} |"
+            f"| [`{run.path}`]({run.path}/README.md) | {cell(run.benchmark)} | {cell(run.scores.model)} | "
+            f"{cell(run.scores.judge)} | {cell(figure)} | {cell(scale)} |"
         )
     return ["| run | benchmark | model | judge | headline [95% interval] | scale |", "|---|---|---|---|---|---|", *rows]
 

@@ -20,6 +20,7 @@ from typing import Any
 from longform_eval.common.atomic import write_bytes_atomic
 from longform_eval.common.guarded import LOG, read_bytes
 from longform_eval.common.owned import read_listing, write_listing
+from longform_eval.common.plurals import counted
 
 from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
 from .run_remote import SCORES, is_run_file
@@ -65,7 +66,7 @@ def hub_runs(source: str) -> list[str]:
     if not found:
         return [source]
     repo_id, revision, path = parse_hub_path(source)
-    print(f"{source}: {len(found)} runs ({', '.join(found)})", file=sys.stderr)
+    print(f"{source}: {counted(len(found), 'run')} ({', '.join(found)})", file=sys.stderr)
     return [hub_path(repo_id, join(path, run), revision) for run in found]
 
 

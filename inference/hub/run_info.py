@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..benchmarks.run_scores import RunScores
 from ..report.markdown import benchmark_of, scale_of
 from ..report.sections import sections_for
 
@@ -16,17 +17,17 @@ class RunInfo:
 
     path: str
     config: dict[str, Any]
-    scores: dict[str, Any]
+    scores: RunScores
     files: list[str]
     date: str | None = None
 
     @property
     def benchmark(self) -> str:
-        return f"{self.scores['benchmark']}:{self.scores.get('config')}"
+        return f"{self.scores.benchmark}:{self.scores.config}"
 
     @property
     def title(self) -> str:
-        return f"{self.benchmark}, model {self.scores['model']}, judge {self.scores.get('judge')}"
+        return f"{self.benchmark}, model {self.scores.model}, judge {self.scores.judge}"
 
     def headline(self) -> tuple[str, str, str]:
         """(the figure with its interval, its scale, its breakdown), as the report and leaderboard print them."""

@@ -17,6 +17,7 @@ from huggingface_hub.hf_api import RepoFile
 
 from longform_eval.common.guarded import DOCUMENT, read_bytes
 
+from ..benchmarks.run_scores import RunScores
 from ..report.markdown import load_scores
 from ..runner.folder import CONFIG_FILE, RunFolderError, read_config
 from ..runner.rows_file import ROWS_FILE
@@ -111,7 +112,7 @@ class RemoteRepo:
     def config(self, folder: str) -> dict[str, Any]:
         return self.checked(read_config, folder, CONFIG_FILE)
 
-    def run(self, folder: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def run(self, folder: str) -> tuple[dict[str, Any], RunScores]:
         """The config.yaml and scores.json of the run in `folder`."""
         return self.checked(lambda local: (read_config(local), load_scores(local)), folder, CONFIG_FILE, SCORES)
 

@@ -8,22 +8,15 @@ token. Then each file is searched for every spelling of each (`secret_values.fin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from longform_eval.common.errors import LongformEvalError
 
-from ..environment_secrets import register_config_secrets
 from ..secret_values import find_secret
 
 
 class SecretInUpload(LongformEvalError, ValueError):
     """A file about to be uploaded holds a secret in use; nothing was uploaded."""
-
-
-def register_environment_secrets(config: Mapping[str, Any] | None = None) -> None:
-    """Register the secrets this environment holds for the backends (and `config`'s) and for the Hub."""
-    register_config_secrets(config)
 
 
 def secret_line(data: bytes) -> int | None:
@@ -44,4 +37,4 @@ def refuse_secrets(files: Iterable[tuple[str, bytes]]) -> None:
             )
 
 
-__all__ = ["SecretInUpload", "refuse_secrets", "register_environment_secrets"]
+__all__ = ["SecretInUpload", "refuse_secrets"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.guarded import DOCUMENT, read_bytes
+from longform_eval.common.plurals import counted
 
 CALIBRATED_FILE = "calibrated.json"
 ROWS = (("judge_only", "judge only"), ("human_only", "humans only"), ("ppi", "calibrated (PPI++)"))
@@ -68,7 +69,8 @@ def agreement_lines(figure: dict[str, Any]) -> list[str]:
         )
         return [
             "",
-            f"Judge-human agreement on {agreed['n']} matched labels ({agreed['label_set']}): {agreed['agreement']:.3f}"
+            f"Judge-human agreement on {counted(agreed['n'], 'matched label')} ({agreed['label_set']}): "
+            f"{agreed['agreement']:.3f}"
             f"{span(intervals.get('agreement'), notes.get('agreement'))}, Cohen's kappa {kappa}.",
         ]
     rows = figure.get("row_agreement") or {}
@@ -83,8 +85,8 @@ def agreement_lines(figure: dict[str, Any]) -> list[str]:
     difference = span(rows.get("mean_difference_interval"), notes.get("mean_difference"), ".2f")
     return [
         "",
-        f"Judge vs human row scores on {figure.get('n_human')} annotations: Pearson r {r}, mean judge - human "
-        f"{rows['mean_difference']:+.2f}{difference}.",
+        f"Judge vs human row scores on {counted(figure.get('n_human', 0), 'annotation')}: Pearson r {r}, mean judge - "
+        f"human {rows['mean_difference']:+.2f}{difference}.",
     ]
 
 

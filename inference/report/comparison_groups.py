@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from longform_eval.common.plurals import counted
 from longform_eval.metric.uncertainty import RankRange, ranks_from_pairs
 
 from .comparability import separation_reason
@@ -55,18 +56,18 @@ def run_row(
     run: ComparedRun, name: str | None, found: RankRange | None, on_shared: float | None, shared: SharedUnits
 ) -> dict[str, Any]:
     """A run's own figure and interval (all the units it scored), its figure on the shared units, its rank range."""
-    interval = (run.scores.get("intervals") or {}).get(name) or {}
+    interval = run.scores.intervals.get(name) if name else None
     ranks = found.to_dict() if found is not None else dict.fromkeys(("rank", "best", "worst"))
     value = run.value(name) if name else None
-    row = {"run": run.label, "model": run.scores.get("model"), "value": value}
-    own = {"low": interval.get("low"), "high": interval.get("high")}
+    row = {"run": run.label, "model": run.scores.model, "value": value}
+    own = {"low": None, "high": None} if interval is None else {"low": interval.low, "high": interval.high}
     return row | own | {"shared_value": on_shared, "dropped": shared.dropped.get(run.label, 0)} | ranks
 
 
 def group_fields(runs: list[ComparedRun], shared: SharedUnits, entries: list[dict]) -> dict[str, Any]:
     """A group's runs on the units all of them scored: how many, how many each run's gaps left out, rank ranges."""
-    headline = runs[0].benchmark.headline_of(list(runs[0].scores.get("intervals") or {}))
-    judges = sorted({str(run.scores.get("judge")) for run in runs})
+    headline = runs[0].benchmark.headline_of(list(runs[0].scores.intervals))
+    judges = sorted({str(run.scores.judge) for run in runs})
     return {
         "benchmark": runs[0].config,
         "judges": judges,
@@ -78,7 +79,7 @@ def group_fields(runs: list[ComparedRun], shared: SharedUnits, entries: list[dic
 def prompts_sentence(runs: list[ComparedRun], shared: SharedUnits) -> str:
     """`compared on the 613 prompts all 26 runs scored; 34 left out: 28 unscored or missing in run X, ...`."""
     unit = runs[0].units.unit
-    text = f"compared on the {shared.n} {unit}s all {len(runs)} runs scored"
+    text = f"compared on the {counted(shared.n, unit)} all {counted(len(runs), 'run')} scored"
     gaps = sorted(((count, label) for label, count in shared.dropped.items() if count), reverse=True)
     if not gaps:
         return text

@@ -40,6 +40,8 @@ from longform_eval.metric.uncertainty.unit_intervals import column_figure, figur
 from longform_eval.metric.uncertainty.units import UnitTable
 
 from ..benchmarks import Benchmark
+from ..benchmarks.layouts import field_value
+from ..benchmarks.run_scores import RunScores
 from ..runner.folder import CONFIG_FILE, read_config, validated_config
 from ..runner.uncertainty import UnitsNotKept, stored_units
 from .comparability import Comparability, comparability
@@ -69,7 +71,7 @@ class ComparedRun:
     """A run folder as given on the command line, its scores.json, its benchmark and the units its figures rest on."""
 
     label: str
-    scores: dict[str, Any]
+    scores: RunScores
     benchmark: Benchmark
     units: UnitTable
     group: Comparability | None = None  # which runs it shares a table with (`comparability`); None: by config only
@@ -96,25 +98,25 @@ class ComparedRun:
     def names(self, with_interval: bool = False) -> list[str]:
         """The figures of `intervals` (those with one only, or all: a figure without one is still compared, to say
         why its difference has none), the headline first."""
-        names = [name for name, found in (self.scores.get("intervals") or {}).items() if found or not with_interval]
+        names = [name for name, found in self.scores.intervals.items() if found or not with_interval]
         headline = self.benchmark.headline_of(names)
         return sorted(names, key=lambda name: name != headline)
 
     def value(self, name: str) -> float | None:
         """Figure `name` as scores.json reports it."""
-        found = self.benchmark.figure_value(self.scores, name)
+        found = self.benchmark.figure_value(self.scores.figures, name)
         return found if isinstance(found, (int, float)) else None
 
 
-def benchmark_config(scores: dict[str, Any]) -> str:
+def benchmark_config(scores: RunScores) -> str:
     """`benchmark:config` of a scores.json, and ` vs BASELINE` where it has a baseline."""
-    name = f"{scores['benchmark']}:{scores.get('config')}"
-    baseline = scores.get("baseline")
+    name = f"{scores.benchmark}:{scores.config}"
+    baseline = field_value(scores.figures, "baseline")
     return f"{name} vs {baseline}" if baseline else name
 
 
 # ----- the runs and the units they share -------------------------------------------------------------------------
-def units_of_run(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> UnitTable | None:
+def units_of_run(folder: Path, scores: RunScores, benchmark: Benchmark) -> UnitTable | None:
     """The units a run's figures rest on, from its scores.json alone (`runner.uncertainty.stored_units`: with several
     judge samples, the mean of the samples' tables it keeps); the run is never re-opened or rescored here. A
     DamagedFile naming the file where it does not keep each judge sample's units."""
@@ -124,7 +126,7 @@ def units_of_run(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> 
         raise DamagedFile(f"{Path(folder) / SCORES_FILE}: {error}; run `longform-eval score {folder}` again") from None
 
 
-def run_group(folder: Path, scores: dict[str, Any]) -> Comparability:
+def run_group(folder: Path, scores: RunScores) -> Comparability:
     """The comparability of the run folder whose scores.json is `scores` (its config.yaml read and checked)."""
     config = validated_config(Path(folder) / CONFIG_FILE, read_config(Path(folder)))
     return comparability(config, benchmark_config(scores))
@@ -221,7 +223,7 @@ def compared(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable]
                 points = (figures_a[name].point(), figures_b[name].point())
                 entry |= {"difference": None if None in points else points[0] - points[1], "reason": reason}
             entries.append(head | {"paired": True} | entry)
-        elif name in a.benchmark.fitted_intervals(a.scores):  # refitted, not resampled: unpaired
+        elif name in a.benchmark.fitted_intervals(a.scores.figures):  # refitted, not resampled: unpaired
             entries.append(head | {"paired": False} | independent_fields(a, b, name))
         else:
             entries.append(head | {"paired": True} | difference_fields(None, 0))
@@ -241,7 +243,8 @@ def paired(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable], 
     design, column, bounds = table_a.design(), a.benchmark.judge_noise_column, difference_bounds(a.benchmark, name)
     if column is not None and sparse_strata(design, np.isfinite(table_a[column])):
         builds = (column_figure(a.benchmark, table_a, column, name), column_figure(b.benchmark, table_b, column, name))
-        return pooled_difference(*builds, table_a[column], table_b[column], design, bounds=bounds)
+        scale = figure_bounds(a.benchmark, [name])[name]
+        return pooled_difference(*builds, table_a[column], table_b[column], design, bounds=bounds, scale=scale)
     figure_a, figure_b = figures
     found = paired_difference(figure_a, figure_b, design, scale=figure_bounds(a.benchmark, [name])[name])
     return found, (None if found is not None else difference_reason(figure_a, figure_b, design))
@@ -257,7 +260,7 @@ def difference_fields(found: Difference | None, units: int) -> dict[str, Any]:
 def independent_fields(a: ComparedRun, b: ComparedRun, name: str) -> dict[str, Any]:
     """A figure that is refitted rather than resampled (the LC win rate): normal interval from both runs' SEs."""
     value_a, value_b = a.value(name), b.value(name)
-    se_a, se_b = ((run.scores.get("intervals", {}).get(name) or {}).get("se") for run in (a, b))
+    se_a, se_b = (getattr(run.scores.intervals.get(name), "se", None) for run in (a, b))
     if None in (value_a, value_b, se_a, se_b) or math.hypot(se_a, se_b) == 0:
         return difference_fields(None, 0) | {"n_paired": None}
     found = normal_interval(value_a - value_b, math.hypot(se_a, se_b), 0)

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.plurals import counted
+
 from ..progress import terminal_width
 from ..runner.folder import run_labels
 from .comparison_groups import comparisons_document
@@ -48,8 +50,9 @@ def rank_lines(ranks: dict[str, Any], names: dict[str, str]) -> list[str]:
     return [
         *markdown_table(("run", shared, "rank", "rank range", f"own {name} [95% CI]"), rows),
         "",
-        f"Ranks and rank ranges on {name} over the {ranks['n_shared']} {unit}s all {len(rows)} runs scored, the "
-        f"figure beside them; the last column is each run's own figure and interval, over all its {unit}s.",
+        f"Ranks and rank ranges on {name} over the {counted(ranks['n_shared'], unit)} all "
+        f"{counted(len(rows), 'run')} scored, the figure beside them; the last column is each run's own figure and "
+        f"interval, over all its {unit}s.",
     ]
 
 
@@ -57,7 +60,7 @@ def difference_lines(entries: list[dict[str, Any]], names: dict[str, str]) -> li
     """The table of the headline's differences, up to `SHOWN_PAIRS` pairs; beyond, their counts (all are in
     comparisons.json and the leaderboard's files)."""
     if len(entries) > SHOWN_PAIRS:
-        return [counts_line(entries, f"The {len(entries)} differences of the headline")]
+        return [counts_line(entries, f"The {counted(len(entries), 'difference')} of the headline")]
     named = [e | {"a": names.get(e["a"], e["a"]), "b": names.get(e["b"], e["b"])} for e in entries]
     rows = [
         (e["a"], e["b"], with_interval(e["difference"], e["low"], e["high"]), fmt_p(e["p_value"]))
@@ -100,7 +103,7 @@ def section_lines(document: dict[str, Any], names: dict[str, str] | None = None)
     for config in document["configs"]:
         headline = config["rank_ranges"]["figure"]
         mine = [e for e in document["comparisons"] if e.get("group") == config.get("group")]
-        mixed = [f"The runs were judged by {len(config['judges'])} judges ({', '.join(config['judges'])})."]
+        mixed = [f"The runs were judged by {counted(len(config['judges']), 'judge')} ({', '.join(config['judges'])})."]
         lines += ["", f"## {config['benchmark']}: {headline}", "", *(mixed + [""] if len(config["judges"]) > 1 else [])]
         lines += [f"{config['prompts'][0].upper()}{config['prompts'][1:]}.", ""] if config.get("prompts") else []
         lines += [f"Separate from the first group: {config['separate']}.", ""] if config.get("separate") else []

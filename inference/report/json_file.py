@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from longform_eval.common.bounded_json import JsonRefused, loads_json
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.guarded import DOCUMENT, read_bytes
-from longform_eval.common.user_errors import validation_problem
+from longform_eval.common.user_errors import document_problem
 
 
 class DamagedFile(LongformEvalError, ValueError):
@@ -66,32 +66,4 @@ def check_layout(path: Path, layout: type[BaseModel], document: Any, advice: str
     try:
         layout.model_validate(document, strict=True)
     except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        named = f"field '{field_of(document, first['loc'], first['type'] == 'missing')}': " if first["loc"] else ""
-        problem = validation_problem(error).replace(f"field '{dotted(first['loc'])}': ", named, 1)
-        raise DamagedFile(f"{path}: {problem}; {advice}") from None
-
-
-def dotted(loc: tuple[str | int, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "value"
-
-
-def field_of(document: Any, loc: tuple[str | int, ...], missing: bool) -> str:
-    """The dotted path of `loc` in `document`, without the names pydantic adds for the member of a union it tried
-    (`variance_split.str` is the field `variance_split`); a `missing` field's own name is kept."""
-    found: list[str | int] = []
-    node = document
-    for part in loc:
-        if holds(node, part):
-            node = node[part]
-            found.append(part)
-    if missing and loc and (not found or found[-1] != loc[-1]):
-        found.append(loc[-1])
-    return dotted(tuple(found))
-
-
-def holds(node: Any, part: str | int) -> bool:
-    """Whether `part` is a key of the JSON object `node` or an index of the JSON list `node`."""
-    if isinstance(node, dict):
-        return part in node
-    return isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        raise DamagedFile(f"{path}: {document_problem(error, document)}; {advice}") from None

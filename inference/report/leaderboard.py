@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from longform_eval.common.plurals import counted
+
 from .comparisons import METHOD
 
 
@@ -144,7 +146,7 @@ class Leaderboard:
         return frame.reindex(columns=list(dict.fromkeys([*COLUMNS, *frame.columns]))) if records else frame
 
     def __repr__(self) -> str:
-        lines = [f"Leaderboard: {len(self)} runs in {len(self.tables)} table(s)"]
+        lines = [f"Leaderboard: {counted(len(self), 'run')} in {counted(len(self.tables), 'table')}"]
         for table in self.tables:
             lines.append(f"  {table.id} {table.benchmark}, judge {table.judge}, {table.figure}:")
             lines += [f"    {row_line(row)}" for row in table.rows]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks.layouts import field_value
 from ..runner.config import RunConfig
 from ..runner.folder import CONFIG_FILE, read_config, validated_config
 from .comparability import Comparability, comparability, separation_reason
@@ -83,7 +84,8 @@ class ReadRun:
     @property
     def group(self) -> Comparability:
         """What must agree for two runs to share a table (`comparability`, the rule every reader shares)."""
-        return comparability(self.config, self.compared.config)
+        group = self.compared.group  # set by `read_run`
+        return group if group is not None else comparability(self.config, self.compared.config)
 
 
 def read_run(folder: Path) -> ReadRun:
@@ -107,33 +109,32 @@ def grouped(runs: Sequence[ReadRun]) -> list[list[ReadRun]]:
 
 def run_row(table: str, run: ReadRun, ranked: dict[str, dict[str, Any]], headline: str | None) -> LeaderboardRow:
     compared, scores = run.compared, run.compared.scores
-    intervals = scores.get("intervals") or {}
     found = ranked.get(compared.label) or {}
-    own = intervals.get(headline) or {} if headline else {}
+    own = scores.intervals.get(headline) if headline else None
     shared = {"shared_score": found.get("shared_value"), "dropped": found.get("dropped")}
     tasks = {}
     for name in compared.names():
         if name != headline:
-            bounds = intervals.get(name) or {}
-            tasks[name] = Figure(compared.value(name), bounds.get("low"), bounds.get("high"))
+            bounds = scores.intervals.get(name)
+            tasks[name] = Figure(compared.value(name), *((bounds.low, bounds.high) if bounds else (None, None)))
     return LeaderboardRow(
         table=table,
-        benchmark=str(scores["benchmark"]),
-        config=str(scores.get("config")),
+        benchmark=scores.benchmark,
+        config=scores.config,
         model=run.config.model_label,
         judge=run.config.judge_label,
         figure=headline,
         score=compared.value(headline) if headline else None,
-        low=own.get("low"),
-        high=own.get("high"),
+        low=own.low if own else None,
+        high=own.high if own else None,
         rank=found.get("rank"),
         rank_low=found.get("best"),
         rank_high=found.get("worst"),
-        n=own.get("n", scores.get("n_scored")),
+        n=own.n if own else field_value(scores.figures, "n_scored"),
         tasks=tasks,
-        deviations=tuple(str(d) for d in scores.get("deviations") or ()),
+        deviations=tuple(scores.deviations),
         run=str(run.folder),
-        complete=scores.get("complete", True) is not False,
+        complete=scores.complete,
         **shared,
     )
 

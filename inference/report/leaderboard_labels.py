@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from longform_eval.common.shown import harmless_line
-
-from ..secret_values import scrub
+from ..scrubbed_output import scrubbed_line
 from .leaderboard import LeaderboardRow, LeaderboardTable
 
 
@@ -105,7 +103,7 @@ def distinct_models(rows: list[LeaderboardRow]) -> list[str]:
 def model_labels(rows: list[LeaderboardRow], limit: int) -> tuple[list[list[str]], str]:
     """Each row's model label as lines of at most `limit` characters (whole: wrapped, never cut), without the
     parenthetical every label of the table shares; and that parenthetical ('' if none), to be said once."""
-    models = [harmless_line(scrub(model)) for model in distinct_models(rows)]  # before a wrap could split a key
+    models = [scrubbed_line(model) for model in distinct_models(rows)]  # before a wrap could split a key
     shared = common_parenthetical(models)
     stems = [model.removesuffix(" " + shared) if shared else model for model in models]
     return [wrap(stem, limit) for stem in stems], shared

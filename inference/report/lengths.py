@@ -42,9 +42,7 @@ def run_lengths(folders: list[Path]) -> list[RunLengths]:
         scores = load_scores(folder)
         targets = benchmark_of(scores).length_targets(scores)
         if targets:
-            found.append(
-                RunLengths(Path(folder), f"{scores['benchmark']}:{scores.get('config')}", scores["model"], targets)
-            )
+            found.append(RunLengths(Path(folder), f"{scores.benchmark}:{scores.config}", scores.model, targets))
     return found
 
 

@@ -8,7 +8,6 @@ are the published figures shown beside them (its `context`).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rich import box
 from rich.cells import cell_len
@@ -17,13 +16,15 @@ from rich.table import Table
 from rich.text import Text
 
 from longform_eval.common.atomic import write_text_atomic
-from longform_eval.common.shown import harmless_line, markdown_cell
+from longform_eval.common.plurals import counted
+from longform_eval.common.shown import markdown_cell
 
 from ..benchmarks import Benchmark, create_benchmark
+from ..benchmarks.layouts import field_value
+from ..benchmarks.run_scores import RunScores
 from ..runner.folder import run_labels
 from ..runner.scoring import same_model
-from ..scrubbed_output import HarmlessConsole
-from ..secret_values import scrub
+from ..scrubbed_output import HarmlessConsole, scrubbed_line
 from .calibration_view import calibration_lines
 from .freshness import mark, up_to_date
 from .scores_file import load_scores
@@ -34,8 +35,8 @@ from .timings import read_timings, save_invocation, timing_lines
 from .uncertainty import interval_sentences, judge_temperature, variance_lines
 
 
-def benchmark_of(scores: dict[str, Any]) -> Benchmark:
-    return create_benchmark(scores["benchmark"], scores.get("config"))
+def benchmark_of(scores: RunScores) -> Benchmark:
+    return create_benchmark(scores.benchmark, scores.config)
 
 
 def scale_of(benchmark: Benchmark) -> str:
@@ -59,7 +60,7 @@ def write_report(folder: str | Path) -> Path:
     headline, details = sections.headline(scores)
     model, judge = run_labels(folder)
     lines = [
-        f"# {markdown_cell(scores['benchmark'])}:{markdown_cell(scores.get('config'))}: {markdown_cell(model)}",
+        f"# {markdown_cell(scores.benchmark)}:{markdown_cell(scores.config)}: {markdown_cell(model)}",
         "",
         f"Judge: {markdown_cell(judge)}.",
         "",
@@ -68,34 +69,34 @@ def write_report(folder: str | Path) -> Path:
     ]
     lines += [
         "",
-        f"Samples: {scores['n_samples']}; generated: {scores['n_generated']}; "
-        f"truncated generations (hit max_new_tokens): {scores['n_truncated_generations']}.",
+        f"Samples: {scores.n_samples}; generated: {scores.n_generated}; "
+        f"truncated generations (hit max_new_tokens): {scores.n_truncated_generations}.",
         "",
     ]
-    if not scores.get("complete", True):
+    if not scores.complete:
         lines += [
-            f"**Incomplete run**: {scores.get('n_pending_generations')} generations and "
-            f"{scores.get('n_pending_judge_calls')} judge calls are still pending (failed calls are logged in "
-            "failures.jsonl); the figures below cover what is done. Run the same command again to finish.",
+            f"**Incomplete run**: {counted(scores.n_pending_generations, 'generation')} and "
+            f"{counted(scores.n_pending_judge_calls, 'judge call')} are still pending (failed calls are "
+            "logged in failures.jsonl); the figures below cover what is done. Run the same command again to finish.",
             "",
         ]
-    if scores.get("deviations"):
+    if scores.deviations:
         lines += [
             "**Deviations from the paper's settings** (scores are not comparable with the paper):",
-            *[f"- {markdown_cell(d)}" for d in scores["deviations"]],
+            *[f"- {markdown_cell(d)}" for d in scores.deviations],
             "",
         ]
-    if scores.get("parser_rescues"):
-        rescues = ", ".join(f"{name} {n}" for name, n in scores["parser_rescues"].items())
+    if scores.parser_rescues:
+        rescues = ", ".join(f"{name} {n}" for name, n in scores.parser_rescues.items())
         lines += [f"Verdicts saved by the lenient parser: {rescues}.", ""]
     section = sections.report_section(scores, folder)
     lines += [*section.lines, "", *[f"![{p.stem}]({p.name})" for p in section.plots]]
-    if "intervals" in scores:  # also where no figure has one: judge noise is measured apart from the prompts' spread
+    if scores.has_intervals:  # also where no figure has one: judge noise is measured apart from the prompts' spread
         lines += ["", *variance_lines(scores, benchmark, judge_temperature(folder))]
     lines += calibration_lines(folder)
     context = sections.context(scores, folder)
     if context is not None:
-        lines += ["", *context_lines(context, scores.get("judge"))]
+        lines += ["", *context_lines(context, scores.judge)]
     body = "\n".join([*lines, *timing_lines(invocations), ""]) + "\n"
     return write_text_atomic(folder / "report.md", f"{body}{mark(folder, body)}\n")
 
@@ -127,7 +128,7 @@ def leaderboard(folders: list[Path], width: int | None = None) -> Table:
         benchmark = benchmark_of(scores)
         rows.append(run_cells(folder, scores, benchmark))
         beside = published_apply(scores, benchmark.paper_settings().judge_model)
-        wanted = beside or agreement_applies(scores.get("judge"))  # else the context (published figures) is not read
+        wanted = beside or agreement_applies(scores.judge)  # else the context (published figures) is not read
         context = (sections_for(benchmark).context(scores, folder) if wanted else None) or RunContext()
         for cells in context_cells(scores, context) if beside else []:
             if cells not in shown:
@@ -146,18 +147,18 @@ def leaderboard(folders: list[Path], width: int | None = None) -> Table:
     return board_table(rows, widths, notes)
 
 
-def published_apply(scores: dict[str, Any], judge_model: str | None) -> bool:
+def published_apply(scores: RunScores, judge_model: str | None) -> bool:
     """Published figures rank beside a run only where its judge is the model their verdicts came from (the paper's
     `judge_model`: the same test as scores.json's `judge model` deviation); under another judge they are context
     (report.md)."""
-    judge = str(scores.get("judge") or "")
+    judge = scores.judge or ""
     if not judge_model or ":" not in judge:
         return False
     return same_model(judge.partition(":")[2], judge_model)
 
 
-def agreement_applies_to(scores: dict[str, Any], context: RunContext) -> bool:
-    return bool(context.agreement) and agreement_applies(scores.get("judge"))
+def agreement_applies_to(scores: RunScores, context: RunContext) -> bool:
+    return bool(context.agreement) and agreement_applies(scores.judge)
 
 
 def column_widths(rows: list[tuple[str, ...]], width: int | None) -> dict[str, int]:
@@ -223,37 +224,31 @@ def board_table(rows: list[tuple[str, ...]], widths: dict[str, int], notes: list
     return table
 
 
-def run_cells(folder: Path, scores: dict[str, Any], benchmark: Benchmark) -> tuple[str, ...]:
+def run_cells(folder: Path, scores: RunScores, benchmark: Benchmark) -> tuple[str, ...]:
     """A run's row; every cell escaped, as a model or folder name may hold rich markup such as `[bold]`."""
     headline, details = sections_for(benchmark).headline(scores)
     cells = (
         str(folder),
-        f"{scores['benchmark']}:{scores.get('config')}",
+        f"{scores.benchmark}:{scores.config}",
         *map(str, run_labels(folder)),
-        f"{scores['n_samples']} (this run)",
+        f"{scores.n_samples} (this run)",
         headline,
         scale_of(benchmark),
         details,
-        str(scores.get("n_unscored", 0)),
-        "yes" if scores.get("complete", True) else "no",
+        str(field_value(scores.figures, "n_unscored") or 0),
+        "yes" if scores.complete else "no",
     )
-    return tuple(escape(shown_cell(cell)) for cell in cells)
+    return tuple(escape(scrubbed_line(cell)) for cell in cells)
 
 
-def shown_cell(text: str) -> str:
-    """A cell as it may be drawn: the secrets in use masked before it is wrapped or cut (a key split over two lines
-    would escape the scrub of the printed text), control characters escaped."""
-    return harmless_line(scrub(text))
-
-
-def context_cells(scores: dict[str, Any], context: RunContext) -> list[tuple[str, ...]]:
-    benchmark = f"{scores['benchmark']}:{scores.get('config')}"
+def context_cells(scores: RunScores, context: RunContext) -> list[tuple[str, ...]]:
+    benchmark = f"{scores.benchmark}:{scores.config}"
     rows = [
         ("published", benchmark, r.model, r.judge, r.prompts)  # another judge's: the caption says so
         + (fmt_interval(r.score, r.interval), r.scale or "scale not stated", r.details, "-", "-")
         for r in context.rows
     ]
-    return [tuple(escape(shown_cell(cell)) for cell in cells) for cells in rows]
+    return [tuple(escape(scrubbed_line(cell)) for cell in cells) for cells in rows]
 
 
 def print_leaderboard(folders: list[Path]) -> None:

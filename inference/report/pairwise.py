@@ -16,9 +16,9 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.plurals import counted
 from longform_eval.metric.pairwise import (
     Battle,
     LengthControlledWinRate,
@@ -31,7 +31,9 @@ from longform_eval.metric.pairwise import (
 )
 
 from ..benchmarks import PairwiseBattle
+from ..benchmarks.layouts import PairwiseLayout
 from ..benchmarks.pairwise.scores import BOOTSTRAP, ELO
+from ..benchmarks.run_scores import RunScores
 from .lengths import output_folder
 from .markdown import benchmark_of, load_scores
 from .sections.plots import Plot, heat_map, interval_plot, split_plots
@@ -44,8 +46,12 @@ NAME = "pairwise_leaderboard"
 class PairwiseRun:
     folder: Path
     benchmark: str
-    scores: dict[str, Any]
+    scores: RunScores
     battles: list[PairwiseBattle]
+
+    @property
+    def figures(self) -> PairwiseLayout:
+        return self.scores.figures
 
 
 def pairwise_runs(folders: list[Path]) -> list[PairwiseRun]:
@@ -56,12 +62,12 @@ def pairwise_runs(folders: list[Path]) -> list[PairwiseRun]:
         battles = benchmark_of(scores).pairwise_battles(scores)
         if not battles:
             continue
-        if scores["model"] == scores["baseline"]:
+        if scores.model == scores.figures.baseline:
             raise ValueError(
-                f"{folder}: the model and its baseline are both {scores['model']!r}; the leaderboard cannot tell "
+                f"{folder}: the model and its baseline are both {scores.model!r}; the leaderboard cannot tell "
                 "them apart (give the baseline run another model name, e.g. import-generations --name)"
             )
-        found.append(PairwiseRun(Path(folder), f"{scores['benchmark']}:{scores.get('config')}", scores, battles))
+        found.append(PairwiseRun(Path(folder), f"{scores.benchmark}:{scores.config}", scores, battles))
     return found
 
 
@@ -148,14 +154,14 @@ def run_rows(runs: list[PairwiseRun], fits: dict[tuple[str, str], LengthControll
     return [
         (
             str(run.folder),
-            run.scores["model"],
-            run.scores["baseline"],
-            str(run.scores.get("judge")),
-            run.scores["n_scored"],
-            percent(run.scores.get("win_rate")),
-            lc_cell(fits.get((run.scores["model"], run.scores["baseline"]))),
-            fmt(run.scores.get("gsb")),
-            percent(run.scores.get("flip_rate")),
+            run.scores.model,
+            run.figures.baseline,
+            str(run.scores.judge),
+            run.figures.n_scored,
+            percent(run.figures.win_rate),
+            lc_cell(fits.get((run.scores.model, run.figures.baseline))),
+            fmt(run.figures.gsb),
+            percent(run.figures.flip_rate),
         )
         for run in runs
     ]
@@ -189,8 +195,8 @@ def config_lines(benchmark: str, runs: list[PairwiseRun], out: Path) -> list[str
     pairs = [battle for run in runs for battle in run.battles]
     models, intervals = model_rows(pairs)
     drawn, absent = split_plots(plots(benchmark, pairs, intervals, out))
-    judges = sorted({str(run.scores.get("judge")) for run in runs})
-    mixed = [f"The runs were judged by {len(judges)} judges ({', '.join(judges)}); the ratings mix them."]
+    judges = sorted({str(run.scores.judge) for run in runs})
+    mixed = [f"The runs were judged by {counted(len(judges), 'judge')} ({', '.join(judges)}); the ratings mix them."]
     return [
         f"## {benchmark}",
         "",

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
 from longform_eval.metric.uncertainty import independent_se, minimum_detectable_difference, prompts_needed
 from longform_eval.metric.uncertainty.intervals import figure_spread
 from longform_eval.metric.uncertainty.power import PowerPlan, scale_bound_se
@@ -136,7 +137,7 @@ def check_configs(runs: list[ComparedRun], planned: list[RunConfig]) -> None:
 
 
 def base_config(run: ComparedRun) -> str:
-    return f"{run.scores['benchmark']}:{run.scores.get('config')}"
+    return f"{run.scores.benchmark}:{run.scores.config}"
 
 
 def reference_figure(run: ComparedRun, named: str | None) -> str:
@@ -153,11 +154,11 @@ def difference_se(runs: list[ComparedRun], figure: str) -> tuple[float, int, boo
     """(SE of a difference, the units it was measured on, paired, its t df): one run's SE times sqrt(2), or the two
     runs' paired SE (unpaired for a refitted figure)."""
     if len(runs) == 1:
-        interval = runs[0].scores["intervals"][figure]
-        se, n = interval["se"], interval["n"]
+        interval = runs[0].scores.intervals[figure]
+        se, n = interval.se, interval.n
         return (independent_se(se) if se else 0.0), n, False, single_df(runs[0], figure)
     entry = next(e for e in compare(*runs) if e["figure"] == figure)
-    n = entry["n_paired"] if entry["paired"] else runs[0].scores["intervals"][figure]["n"]
+    n = entry["n_paired"] if entry["paired"] else runs[0].scores.intervals[figure].n
     return entry["se"] or 0.0, n, entry["paired"], entry.get("df")
 
 
@@ -182,13 +183,13 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
             f"    a difference of {reference.detect:g}: {error}",
         ]
     unit = reference.runs[0].units.unit
-    counted = max(1, round(planned * reference.share))
-    se_planned = planned_se(reference) * math.sqrt(reference.n_reference / counted)
-    detects = minimum_detectable_difference(se_planned, df=reference.df_at(counted))
-    verdict = "suffice" if counted >= plan.prompts else "do not suffice"
+    counting = max(1, round(planned * reference.share))
+    se_planned = planned_se(reference) * math.sqrt(reference.n_reference / counting)
+    detects = minimum_detectable_difference(se_planned, df=reference.df_at(counting))
+    verdict = "suffice" if counting >= plan.prompts else "do not suffice"
     partial = reference.share < 1  # a figure on part of the units, e.g. one task's
     within = f" in {reference.figure}" if partial else ""
-    counts = f" (at the references' share, {counted} of them count toward {reference.figure})" if partial else ""
+    counts = f" (at the references' share, {counting} of them count toward {reference.figure})" if partial else ""
     if reference.simulated_from is not None:
         how = f"by simulation: at least {plan.expected_power:.0%} at that size (the lower 95% bound of its measurement)"
     elif reference.bound_se is not None:
@@ -202,8 +203,9 @@ def power_lines(reference: PowerReference | None, config: RunConfig, planned: in
     needs = "at most " if reference.bound_se is not None else "about " if len(reference.runs) == 1 else ""
     lines = [
         f"  power on {reference.figure}: {source(reference)}",
-        f"    a difference of {reference.detect:g} needs {needs}{plan.prompts:,} {unit}s{within} at 80% power, "
-        f"alpha 0.05 ({how}); the planned {planned:,} {verdict}{counts}: they detect a difference of {detects:.2f}",
+        f"    a difference of {reference.detect:g} needs {needs}{counted(plan.prompts, unit, spec=',')}{within} at "
+        f"80% power, alpha 0.05 ({how}); the planned {planned:,} {verdict}{counts}: they detect a difference of "
+        f"{detects:.2f}",
     ]
     if reference.bound_se is not None:
         lines.append(typical_line(reference, unit, within))
@@ -228,9 +230,9 @@ def typical_line(reference: PowerReference, unit: str, within: str) -> str:
         df_share=reference.df_share,
     )
     return (
-        f"    about {typical.prompts:,} {unit}s{within} if the other model varies as {reference.runs[0].label} does "
-        "(no promise: where it varies more the power is lower; for a size below the ceiling that keeps its word, "
-        "give a second reference run: a plan by simulation)"
+        f"    about {counted(typical.prompts, unit, spec=',')}{within} if the other model varies as "
+        f"{reference.runs[0].label} does (no promise: where it varies more the power is lower; for a size below the "
+        "ceiling that keeps its word, give a second reference run: a plan by simulation)"
     )
 
 

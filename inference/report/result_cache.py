@@ -23,13 +23,15 @@ from longform_eval.common.code_identity import code_identity
 from longform_eval.common.guarded import RESULTS, read_cache_json
 
 from ..benchmarks.rows import cache_root
+from ..benchmarks.run_scores import RunScores
 
 
-def scores_digest(scores: dict[str, Any]) -> str | None:
+def scores_digest(scores: RunScores) -> str | None:
     """The hash of a run's scores.json content; None where its figures rest on more than scores.json (judge samples)."""
-    if (scores.get("judge_samples") or 1) > 1:
+    if scores.judge_samples > 1:
         return None
-    return hashlib.sha256(json.dumps(scores, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    text = json.dumps(scores.document(), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def cached(kind: str, parts: list[Any] | None, compute: Callable[[], Any]) -> Any:

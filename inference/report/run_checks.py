@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..benchmarks.run_scores import RunScores
 from ..runner import Run
 from ..runner.config import RunConfig, RunConfigMismatch
 from ..runner.folder import CONFIG_FILE, GENERATION_LOGS, JUDGEMENT_LOGS, RunFolderError, read_config, validated_config
@@ -24,7 +25,7 @@ from .folder_check import folder_hash, remember_check, remembered_check
 from .json_file import DamagedFile
 from .pairwise import pairwise_runs
 from .scores_check import Stale, serve, settle, stale_scores
-from .scores_file import SCORES_FILE, check_figures, stored_scores
+from .scores_file import SCORES_FILE, scores_document, typed_scores
 from .timings import read_timings
 
 LOGS: tuple[tuple[str, type[GenerationRecord] | type[JudgementRecord]], ...] = (
@@ -94,17 +95,16 @@ def checked_run(folder: Path) -> tuple[PendingCalls, Stale | None]:
     return pending, stale_scores(folder, scores, inputs, reader.scores_now)
 
 
-def checked_scores(folder: Path, config: RunConfig) -> dict:
-    """scores.json, checked as `load_scores` checks it and against config.yaml's benchmark and config."""
-    scores = stored_scores(folder)
+def checked_scores(folder: Path, config: RunConfig) -> RunScores:
+    """scores.json, checked against config.yaml's benchmark and config, then as `load_scores` checks it."""
+    document = scores_document(folder)
     for field, stored in (("benchmark", config.benchmark), ("config", config.benchmark_config)):
-        if scores[field] != stored:
+        if isinstance(document, dict) and isinstance(document.get(field), str) and document[field] != stored:
             raise DamagedFile(
-                f"{folder / SCORES_FILE}: field '{field}': {scores[field]!r}, but {CONFIG_FILE} says {stored!r}; "
+                f"{folder / SCORES_FILE}: field '{field}': {document[field]!r}, but {CONFIG_FILE} says {stored!r}; "
                 f"run `longform-eval score {folder}` again"
             )
-    check_figures(folder, scores)
-    return scores
+    return typed_scores(folder, document)
 
 
 def checked_runs(

@@ -21,9 +21,10 @@ from typing import Any
 
 from longform_eval.common.errors import StaleResultWarning
 
+from ..benchmarks.run_scores import RunScores
 from ..runner.scoring import write_scores
 from .result_cache import cached
-from .scores_file import SCORES_FILE, serve_scores
+from .scores_file import SCORES_FILE, serve_scores, typed_scores
 
 KIND = "scores-from-records@1"
 VOLATILE = ("inputs", "n_failed_calls")  # what two scorings of the same records may differ in (this call's failures)
@@ -37,23 +38,23 @@ class StaleScores(StaleResultWarning):
 class Stale:
     folder: Path
     why: str
-    scores: dict[str, Any]  # computed from the records as they are now
+    scores: RunScores  # computed from the records as they are now
 
 
-def stale_scores(folder: Path, stored: dict[str, Any], inputs: str, scores_now: Callable[[], dict]) -> Stale | None:
+def stale_scores(folder: Path, stored: RunScores, inputs: str, scores_now: Callable[[], dict]) -> Stale | None:
     """None where `stored` (scores.json as read) is what the folder's records give now (`inputs`: their hash);
     `scores_now()` computes the scores from the records, called only where the hashes differ and nothing is kept."""
-    if stored.get("inputs") == inputs:
+    if stored.inputs == inputs:
         return None
     computed = cached(KIND, [inputs], scores_now)
-    if figures_text(computed) == figures_text(stored):
+    if figures_text(computed) == figures_text(stored.document()):
         return None
     why = (
         "it was scored from other records, config.yaml, rows or code than the folder holds now"
-        if stored.get("inputs")
+        if stored.inputs
         else "it does not say what it was scored from, and its figures differ from the records'"
     )
-    return Stale(folder, why, computed)
+    return Stale(folder, why, typed_scores(folder, computed))
 
 
 def figures_text(scores: dict[str, Any]) -> str:

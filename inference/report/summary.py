@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any
 
+from ..benchmarks.layouts import field_value
+from ..benchmarks.run_scores import RunScores
 from ..runner.folder import run_labels
 from .markdown import benchmark_of, load_scores, scale_note
 from .sections import sections_for
 from .timings import STAGES
 
 
-def scored_counts(scores: dict[str, Any]) -> str:
+def scored_counts(scores: RunScores) -> str:
     """Scored and unscored counts in the benchmark's unit (rows or outputs; LongGenBench-style judged checks)."""
-    if "n_scored" in scores:
-        return f"scored {scores['n_scored']}, unscored {scores.get('n_unscored', 0)}"
-    return f"judged checks {scores.get('n_judged', 0)}, unscored checks {scores.get('n_unscored', 0)}"
+    count = lambda name: field_value(scores.figures, name)  # noqa: E731
+    if count("n_scored") is not None:
+        return f"scored {count('n_scored')}, unscored {count('n_unscored') or 0}"
+    return f"judged checks {count('n_judged') or 0}, unscored checks {count('n_unscored') or 0}"
 
 
 def summary_lines(
@@ -30,13 +32,13 @@ def summary_lines(
     scores = load_scores(folder)
     benchmark = benchmark_of(scores)
     headline, details = sections_for(benchmark).headline(scores)
-    reasons = scores.get("unscored_reasons") or judged_reasons
-    generations, judge_calls = scores.get("n_pending_generations", 0), scores.get("n_pending_judge_calls", 0)
+    reasons = field_value(scores.figures, "unscored_reasons") or judged_reasons
+    generations, judge_calls = scores.n_pending_generations, scores.n_pending_judge_calls
     pending = f"; pending: {generations} generations, {judge_calls} judge calls" if generations or judge_calls else ""
     report = Path(folder) / "report.md"
     model, judge = run_labels(folder)
     lines = [
-        f"{scores['benchmark']}:{scores.get('config')}  model {model}, judge {judge}",
+        f"{scores.benchmark}:{scores.config}  model {model}, judge {judge}",
         f"  score {headline} ({scale_note(benchmark, details)})",
         f"  {scored_counts(scores)}{pending}",
         *[f"  unscored: {n} x {reason}" for reason, n in reasons.items()],

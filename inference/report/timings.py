@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from longform_eval.common.atomic import write_text_atomic
+from longform_eval.common.plurals import counted
 
 from ..benchmarks.layouts import Count, Layout
 from .json_file import check_layout, read_json
@@ -52,14 +53,13 @@ def timing_lines(invocations: list[dict[str, Any]]) -> list[str]:
         return []
     latest = invocations[-1]
     rows = [(stage, fmt(latest["seconds"].get(stage), 1), fmt(total(invocations, stage), 1)) for stage in STAGES]
-    count = f"{len(invocations)} invocation" + ("s" if len(invocations) > 1 else "")
     return [
         "",
         "## Wall time per stage",
         "",
         f"The latest invocation (started {latest['started']}: model calls {latest['model_calls']}, judge calls "
-        f"{latest['judge_calls']}) and all {count} on this folder. Generate and judge include loading their model; "
-        "the latest report stage is timed after this file is written.",
+        f"{latest['judge_calls']}) and all {counted(len(invocations), 'invocation')} on this folder. Generate and "
+        "judge include loading their model; the latest report stage is timed after this file is written.",
         "",
         *markdown_table(("stage", "latest (s)", "all invocations (s)"), rows),
     ]

@@ -7,22 +7,22 @@ samples would narrow them more. Generic: read from scores.json's `intervals`, `i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..benchmarks import Benchmark
+from ..benchmarks.run_scores import RunScores, VarianceParts
 from ..runner.folder import CONFIG_FILE, read_config
 from .sections.tables import fmt
 
 
-def interval_sentences(scores: dict[str, Any]) -> list[str]:
+def interval_sentences(scores: RunScores) -> list[str]:
     """How the intervals were computed and what they mean, said once (nothing for a scores.json before intervals),
     which bounds were clipped to the figure's scale, and why a figure has no interval."""
-    if "intervals" not in scores:
+    if not scores.has_intervals:
         return []
-    method = scores.get("interval_method") or "method not recorded"
-    if not any(scores["intervals"].values()):
+    method = scores.interval_method or "method not recorded"
+    if not any(scores.intervals.values()):
         return [f"No figure has an interval ({method}).", *note_sentences(scores)]
-    samples = scores.get("judge_samples") or 1
+    samples = scores.judge_samples
     noise = (
         f"the judge's sampling noise is inside it, measured from {samples} judge samples per call"
         if samples > 1
@@ -37,16 +37,16 @@ def interval_sentences(scores: dict[str, Any]) -> list[str]:
     ]
 
 
-def note_sentences(scores: dict[str, Any]) -> list[str]:
+def note_sentences(scores: RunScores) -> list[str]:
     """The figures whose bounds were clipped to their scale, and why a figure has no interval."""
-    clipped = [name for name, found in (scores.get("intervals") or {}).items() if (found or {}).get("clipped")]
+    clipped = [name for name, found in scores.intervals.items() if found is not None and found.clipped]
     lines = []
     if clipped:
         lines.append(
             f"Clipped to the figure's scale (a bound of figure ± t x SE lay past what the scale allows): "
             f"{', '.join(f'`{name}`' for name in clipped)}."
         )
-    notes = scores.get("interval_notes") or {}
+    notes = scores.interval_notes
     if notes:
         lines.append("No interval: " + "; ".join(f"`{name}`: {why}" for name, why in notes.items()) + ".")
     return lines
@@ -76,18 +76,18 @@ def judge_temperature(folder: Path) -> float | None:
     return judging.get("temperature") if isinstance(judging, dict) else None
 
 
-def variance_lines(scores: dict[str, Any], benchmark: Benchmark, temperature: float | None = None) -> list[str]:
+def variance_lines(scores: RunScores, benchmark: Benchmark, temperature: float | None = None) -> list[str]:
     """The report.md section: per figure, the shares of its variance from the prompts and from the judge, and
     whether more prompts or more judge samples would narrow it more."""
-    split = scores.get("variance_split")
+    split = scores.variance_split
     if not isinstance(split, dict):
         return [VARIANCE_TITLE, "", unmeasured(scores, temperature)]
-    samples = scores["judge_samples"]
+    samples = scores.judge_samples
     lines = [
         VARIANCE_TITLE,
         "",
         f"Judge noise measured with {samples} judge samples per call: one sample of a row's score differs from "
-        f"another by a standard deviation of {fmt(scores.get('judge_sd'), 3)} (judge_sd, in the row score's units).",
+        f"another by a standard deviation of {fmt(scores.judge_sd, 3)} (judge_sd, in the row score's units).",
         "",
     ]
     for name, parts in split.items():
@@ -100,24 +100,24 @@ def variance_lines(scores: dict[str, Any], benchmark: Benchmark, temperature: fl
     ]
 
 
-def unmeasured(scores: dict[str, Any], temperature: float | None) -> str:
+def unmeasured(scores: RunScores, temperature: float | None) -> str:
     """Why the run's variance is not split, and how to split it."""
-    if (scores.get("judge_samples") or 1) < 2:
+    if scores.judge_samples < 2:
         return GREEDY_JUDGE if temperature == 0 else MEASURE_NOISE
-    return f"Not split: {scores.get('variance_split') or 'this benchmark names no row score to split'}."
+    return f"Not split: {scores.variance_split or 'this benchmark names no row score to split'}."
 
 
-def variance_advice(name: str, parts: dict[str, Any] | None, samples: int, scale: float) -> str:
+def variance_advice(name: str, parts: VarianceParts | None, samples: int, scale: float) -> str:
     """One figure's line: its SE, the shares, and what doubling the prompts or the judge samples would bring."""
     if parts is None:
         return f"`{name}`: not measured (no row has two scored judge samples, or the figure is undefined)."
-    se, more_prompts = parts["se"], parts["se_twice_the_prompts"]
+    se, more_prompts = parts.se, parts.se_twice_the_prompts
     line = (
-        f"`{name}` (SE {fmt(scale * se, 3)}): {parts['prompt_share']:.0%} of the variance from the prompts, "
-        f"{parts['judge_share']:.0%} from the judge. Doubling the prompts ({parts['n']} to {2 * parts['n']}) would "
+        f"`{name}` (SE {fmt(scale * se, 3)}): {parts.prompt_share:.0%} of the variance from the prompts, "
+        f"{parts.judge_share:.0%} from the judge. Doubling the prompts ({parts.n} to {2 * parts.n}) would "
         f"bring the SE to {fmt(scale * more_prompts, 3)}"
     )
-    more_samples = parts.get("se_twice_the_judge_samples")
+    more_samples = parts.se_twice_the_judge_samples
     if more_samples is None:
         return line + "."
     line += f"; doubling the judge samples ({samples} to {2 * samples}), to {fmt(scale * more_samples, 3)}"

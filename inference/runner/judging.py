@@ -12,8 +12,40 @@ from longform_eval.metric import Unscored
 
 from ..backends.base import Request, Result
 from ..benchmarks import JudgeCall
+from ..progress import stage_progress
+from .judge_samples import sample_call
 from .schema import JudgementRecord
 from .state import RunState
+
+
+def pending_calls(run: RunState, tick: Callable[[], object]) -> list[tuple[JudgeCall, bool, str]]:
+    """(call, think stripped, hash of the generation judged) for every call of `run` without a current judgement;
+    `tick()` once per response whose calls are built."""
+    done = run.current_judgements()
+    generations = run.current_generations()
+    calls = []
+    for sample_id, (response, stripped) in run.responses().items():
+        row = run.by_id.get(sample_id)
+        if row is None:
+            continue
+        judged = generations[sample_id].generation_hash
+        for call in run.benchmark.judge_calls(row, response):
+            samples = (sample_call(call, s) for s in range(run.config.judge_samples))
+            calls.extend((c, stripped, judged) for c in samples if c.key not in done)
+        tick()
+    return calls
+
+
+def judge_prompts(run: RunState) -> list[tuple[JudgeCall, bool, str]]:
+    """`run`'s pending judge calls built under a progress line of their own (HelloBench tokenizes each answer for its
+    judge: tens of seconds for 647), what the benchmark derived on the way (HelloBench's word counts, from the same
+    tokens) kept for scoring."""
+    responses = sum(sample_id in run.by_id for sample_id in run.responses())
+    try:
+        with stage_progress(f"judge prompts ({run.config.judge_label})", responses) as tick:
+            return pending_calls(run, tick)
+    finally:
+        run.derived.save()
 
 
 def split_rescue(parsed: object) -> tuple[object, str | None]:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from longform_eval.common.plurals import counted
+
 from ..secret_values import scrub
 
 if TYPE_CHECKING:
@@ -35,15 +37,16 @@ class PendingCalls:
         failed = sum(self.failed.values())
         if failed:
             lines.append(
-                f"{self.folder}: {failed} calls failed and stay pending (logged in {self.failures_log}); run the "
-                "command that made them (`run`, `generate` or `judge`) again to retry them:"
+                f"{self.folder}: {counted(failed, 'call')} failed and {'stays' if failed == 1 else 'stay'} pending "
+                f"(logged in {self.failures_log}); run the command that made them (`run`, `generate` or `judge`) "
+                "again to retry them:"
             )
             lines += [f"  {count} x {scrub(reason)}" for reason, count in self.failed.most_common(5)]
         if self.count > failed:
             lines.append(
-                f"{self.folder}: {self.count - failed} calls not made yet ({self.generations} generations and "
-                f"{self.judge_calls} judge calls pending in all); the scores leave them out until `run` (or `judge`) "
-                "makes them"
+                f"{self.folder}: {counted(self.count - failed, 'call')} not made yet "
+                f"({counted(self.generations, 'generation')} and {counted(self.judge_calls, 'judge call')} pending "
+                "in all); the scores leave them out until `run` (or `judge`) makes them"
             )
         return lines
 

@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_bytes_atomic
-from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import StaleResultWarning
-from longform_eval.common.guarded import ROWS, read_bytes, read_cache_json
+from longform_eval.common.guarded import ROWS, read_cache_json
 
 from ..benchmarks.selection import rows_hash
 from .config import RunConfig
@@ -46,7 +45,9 @@ def rows_identity(config: RunConfig) -> dict[str, Any]:
 def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], str] | None:
     """(rows, their `dataset_hash`) from the folder's rows file, if they are those `config` selects (the same
     selection, and the same `dataset_hash` where `config` has one)."""
-    document = read_rows_file(Path(folder) / ROWS_FILE)
+    path = Path(folder) / ROWS_FILE
+    state = file_state(path)  # before reading: a file edited meanwhile is not taken as checked
+    document = read_rows_file(path)
     if document is None or document.get("identity") != rows_identity(config):
         return None
     rows = document.get("rows")
@@ -55,10 +56,10 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
     found = document.get("hash")  # what the file states; checked against the rows it holds, not believed
     if not isinstance(found, str) or not found or config.dataset_hash not in ("", found):
         return None
-    if rows_hash(rows) != found:
+    if not hash_holds((str(path.resolve()), state), rows, found):
         warnings.warn(
             StaleResultWarning(
-                f"{Path(folder) / ROWS_FILE}: its rows do not give the hash it states (edited since the run wrote "
+                f"{path}: its rows do not give the hash it states (edited since the run wrote "
                 "it); not used: the rows are loaded from the dataset"
             ),
             stacklevel=2,
@@ -67,10 +68,34 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
     return rows, found
 
 
+# Rows files whose rows were found to give the hash they state, by the file as it stood then: (path, stat) -> hash.
+CHECKED: dict[tuple[str, tuple[int, ...]], str] = {}
+
+
+def hash_holds(key: tuple[str, tuple[int, ...]], rows: list[dict[str, Any]], stated: str) -> bool:
+    """Whether `rows` give `stated`; computed once per file as it stands (`key`: its path and `file_state`; a rewritten
+    or replaced file is hashed again)."""
+    if CHECKED.get(key) == stated:
+        return True
+    holds = rows_hash(rows) == stated
+    if holds and key[1]:
+        CHECKED[key] = stated
+    return holds
+
+
+def file_state(path: Path) -> tuple[int, ...]:
+    """The file as it stands (device, inode, size, change times) of what `path` leads to; () where it cannot be read."""
+    try:
+        found = path.stat()
+    except OSError:
+        return ()
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
 def read_rows_file(path: Path) -> dict[str, Any] | None:
     """The rows file's document; None where there is none, or it is not a regular file, too large (decompressed) or
     damaged (`read_cache_json`)."""
-    document = read_snapshot_json(path) if is_snapshot_link(path) else read_cache_json(path, ROWS)
+    document = read_cache_json(path, ROWS, follow_symlinks=is_snapshot_link(path))
     return document if isinstance(document, dict) and document.get("format") == FORMAT else None
 
 
@@ -81,14 +106,6 @@ def is_snapshot_link(path: Path) -> bool:
         return False
     snapshots = next((parent for parent in path.parents if parent.name == "snapshots"), None)
     return snapshots is not None and path.resolve().parent == (snapshots.parent / "blobs").resolve()
-
-
-def read_snapshot_json(path: Path) -> Any:
-    """The document the snapshot's link leads to, within ROWS' ceilings; None where it cannot be read."""
-    try:
-        return loads_json(read_bytes(path, ROWS))
-    except (OSError, ValueError):  # UnreadableFile and JsonRefused are ValueErrors
-        return None
 
 
 def write_rows_file(folder: Path, config: RunConfig, rows: list[dict[str, Any]]) -> None:

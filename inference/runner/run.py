@@ -22,8 +22,8 @@ from .config import RunConfig
 from .derived import DerivedValues
 from .failures import log_failure
 from .folder import CONFIG_FILE, check_writable_folder, read_config, validated_config
-from .judge_samples import calls_by_sample, sample_call, sample_key, sample_settings
-from .judging import JudgeRounds
+from .judge_samples import calls_by_sample, sample_key, sample_settings
+from .judging import JudgeRounds, judge_prompts, pending_calls
 from .lock import lock_run_folder
 from .reconcile import reconciled
 from .records import RecordLog
@@ -234,30 +234,19 @@ class Run:
                 keys.extend(k for k in samples if k not in done)
         return keys
 
-    def pending_judge_calls(self) -> list[tuple[JudgeCall, bool, str]]:
+    def pending_judge_calls(self, tick: Callable[[], object] = lambda: None) -> list[tuple[JudgeCall, bool, str]]:
         """(call, think stripped, hash of the generation judged) for every call without a current judgement."""
-        done = self.current_judgements()
-        generations = self.current_generations()
-        calls = []
-        for sample_id, (response, stripped) in self.responses().items():
-            row = self.by_id.get(sample_id)
-            if row is None:
-                continue
-            judged = generations[sample_id].generation_hash
-            for call in self.benchmark.judge_calls(row, response):
-                samples = (sample_call(call, s) for s in range(self.config.judge_samples))
-                calls.extend((c, stripped, judged) for c in samples if c.key not in done)
-        return calls
+        return pending_calls(self, tick)
 
     def judge(self, backend_factory: Callable[[ModelSpec], Backend] = create_backend) -> int:
         """Judge every generation not judged yet; returns the number of unscored judgements written."""
         if not self.pending_judge_keys():
             return 0
-        pending = self.pending_judge_calls()
-        if not pending:
-            return 0
         if self.config.judge is None:
             raise ValueError(f"{self.folder}: no judge configured; pass --judge BACKEND:MODEL")
+        pending = judge_prompts(self)
+        if not pending:
+            return 0
         backend = backend_factory(self.config.judge)
         unscored = 0
         engines: set[str] = set()

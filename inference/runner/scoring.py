@@ -10,11 +10,14 @@ from typing import Any
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
+from ..benchmarks.run_scores import RunScores, ScoresInvalid
+from ..benchmarks.scores_json import run_scores
 from ..config import ModelSpec
+from ..progress import stage_progress
 from .config import RunConfig
 from .inputs import baseline_folder, records_hash
 from .judge_samples import verdicts_by_sample
-from .schema import JudgementRecord, ScoreReport, ScoresInvalid, check_scores
+from .schema import JudgementRecord, ScoreReport
 from .state import RunState
 
 SCORES_FILE = "scores.json"
@@ -28,9 +31,24 @@ def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None =
     """The benchmark's figures once per judge sample (sample 0 first), each from that sample's verdicts
     (`judgements`: the run's current ones, when the caller has read them already)."""
     responses = {sample_id: text for sample_id, (text, _) in run.responses().items()}
+    derive_ahead(run, [text for sample_id, text in responses.items() if sample_id in run.by_id])
     judgements = run.current_judgements() if judgements is None else judgements
     verdicts = verdicts_by_sample({k: verdict_of(j) for k, j in judgements.items()}, run.config.judge_samples)
     return [run.benchmark.score(run.rows, responses, sample) for sample in verdicts]
+
+
+def derive_ahead(run: RunState, texts: list[str]) -> None:
+    """The values the benchmark's `score` derives from each response (`response_values`) that are not cached yet,
+    computed here under a progress line of their own (HelloBench's word counts of 647 answers: tens of seconds), each
+    text once however many rows share it."""
+    values, known = run.benchmark.response_values, run.derived.known
+    missing = [(kind, text) for kind in values for text in dict.fromkeys(texts) if known(kind, text) is None]
+    if not missing:
+        return
+    with stage_progress(f"{run.benchmark.response_values_label} ({run.config.model_label})", len(missing)) as tick:
+        for kind, text in missing:
+            run.derived.put(kind, text, values[kind](text))
+            tick()
 
 
 def score_run(run: RunState) -> dict[str, Any]:
@@ -40,15 +58,15 @@ def score_run(run: RunState) -> dict[str, Any]:
     return scores
 
 
-def write_scores(folder: Path, scores: dict[str, Any]) -> Path:
-    """scores.json written, once the document passed the checks it is read back with (`schema.check_scores`, as JSON
-    gives it back); a ScoresInvalid naming the file and the field if not, and nothing written."""
-    text = json.dumps(scores, indent=2, ensure_ascii=False) + "\n"
+def write_scores(folder: Path, scores: dict[str, Any] | RunScores) -> Path:
+    """scores.json written, once the document (as JSON gives it back) is a RunScores, as `load_scores` reads it
+    (`run_scores`); a ScoresInvalid naming the file and the field if not, and nothing written."""
+    document = scores.document() if isinstance(scores, RunScores) else scores
     try:
-        check_scores(json.loads(text))
+        checked = run_scores(json.loads(json.dumps(document, ensure_ascii=False)))
     except ScoresInvalid as error:
         raise ScoresInvalid(f"{folder / SCORES_FILE}: not written: {error}") from None
-    return write_text_atomic(folder / SCORES_FILE, text)
+    return write_text_atomic(folder / SCORES_FILE, json.dumps(checked.document(), indent=2, ensure_ascii=False) + "\n")
 
 
 def scores_of(run: RunState) -> dict[str, Any]:
@@ -61,7 +79,10 @@ def scores_of(run: RunState) -> dict[str, Any]:
     judgements = run.current_judgements()
     samples = sample_scores(run, judgements)
     figures = samples[0]
-    uncertainty = uncertainty_fields(run.benchmark, samples)
+    try:  # each judge sample's figures are read as the benchmark's layout (`run_scores.figures_of`)
+        uncertainty = uncertainty_fields(run.benchmark, samples)
+    except ScoresInvalid as error:
+        raise ScoresInvalid(f"{run.folder / SCORES_FILE}: not written: {error}") from None
     points = uncertainty.pop("points", {})
     if len(samples) > 1:
         apply_points(run.benchmark, figures, points)

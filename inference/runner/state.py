@@ -4,12 +4,14 @@ and scoring.py depend on this shape instead of on run.py, which imports them."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..backends.base import Request, Result
 from ..benchmarks import Benchmark, JudgeCall
 from .config import RunConfig
+from .derived import DerivedValues
 from .records import RecordLog
 from .schema import GenerationRecord, JudgementRecord
 
@@ -21,6 +23,7 @@ class RunState(Protocol):
     rows: list[dict[str, Any]]
     by_id: dict[str, dict[str, Any]]
     judgements: RecordLog
+    derived: DerivedValues
     judge_calls: int
     failed: Counter[str]
 
@@ -34,6 +37,6 @@ class RunState(Protocol):
 
     def pending_generations(self) -> list[Request]: ...
 
-    def pending_judge_calls(self) -> list[tuple[JudgeCall, bool, str]]: ...
+    def pending_judge_calls(self, tick: Callable[[], object] = ...) -> list[tuple[JudgeCall, bool, str]]: ...
 
     def pending_judge_keys(self) -> list[str]: ...

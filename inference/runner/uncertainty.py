@@ -24,13 +24,15 @@ from longform_eval.metric.uncertainty.unit_intervals import column_figure, figur
 from longform_eval.metric.uncertainty.units import UnitTable, mean_over_samples, sample_matrix
 
 from ..benchmarks import Benchmark
+from ..benchmarks.run_scores import RunScores, figures_of
 
 NOT_MEASURED = "judge noise not measured: one judge sample per call (--judge-samples 2 or more measures it)"
 
 
-def run_units(benchmark: Benchmark, sample_scores: list[dict[str, Any]]) -> tuple[UnitTable | None, list[UnitTable]]:
-    """The units the run's figures rest on (judge samples averaged), and each sample's own table."""
-    tables = [benchmark.unit_table(scores) for scores in sample_scores]
+def run_units(benchmark: Benchmark, sample_figures: list[Any]) -> tuple[UnitTable | None, list[UnitTable]]:
+    """The units the run's figures rest on (judge samples averaged), and each sample's own table (`sample_figures`:
+    each judge sample's figures as the benchmark's `scores_layout`, `run_scores.figures_of`)."""
+    tables = [benchmark.unit_table(figures) for figures in sample_figures]
     if tables[0] is None or not len(tables[0]) or any(table is None for table in tables):
         return None, []
     return (mean_over_samples(tables) if len(tables) > 1 else tables[0]), tables
@@ -41,7 +43,8 @@ def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]
     `variance_split` for scores.json; with several judge samples also the top-level figures as the mean over samples
     gives them (set by `apply_points`)."""
     fields: dict[str, Any] = {"judge_samples": len(sample_scores), "judge_sd": None, "intervals": {}}
-    units, tables = run_units(benchmark, sample_scores)
+    sample_figures = [figures_of(benchmark.scores_layout, scores) for scores in sample_scores]
+    units, tables = run_units(benchmark, sample_figures)
     if units is None:
         kept = {"sample_units": None} if len(sample_scores) > 1 else {}
         return fields | {"interval_method": "none: no scored units yet"} | kept
@@ -51,7 +54,7 @@ def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]
     if reasons:
         fields["interval_notes"] = reasons
     fields["points"] = {name: figure.point() for name, figure in figures.items()}
-    for name, (interval, how) in benchmark.fitted_intervals(sample_scores[0]).items():
+    for name, (interval, how) in benchmark.fitted_intervals(sample_figures[0]).items():
         fields["intervals"][name] = interval
         fields["interval_method"] += f"; {name}: {how}"
     fields |= judge_noise(benchmark, units, tables, found)
@@ -78,20 +81,20 @@ class UnitsNotKept(LongformEvalError, ValueError):
     """A scores.json of several judge samples that does not keep each sample's units (written before they were)."""
 
 
-def stored_units(benchmark: Benchmark, scores: dict[str, Any]) -> UnitTable | None:
+def stored_units(benchmark: Benchmark, scores: RunScores) -> UnitTable | None:
     """The units a run's figures rest on, from its scores.json alone (as `run_units` gives them when scoring): the
     per-unit records' table; with several judge samples the mean of the samples' tables kept in `sample_units`."""
-    first = benchmark.unit_table(scores)
-    if (scores.get("judge_samples") or 1) == 1 or first is None or not len(first):
+    first = benchmark.unit_table(scores.figures)
+    if scores.judge_samples == 1 or first is None or not len(first):
         return first
-    if "sample_units" not in scores:
+    if "sample_units" not in scores.model_fields_set:
         raise UnitsNotKept(
             "it keeps the units of its first judge sample only (written before every sample's were kept)"
         )
-    kept = scores["sample_units"]
+    kept = scores.sample_units
     if kept is None:  # a sample without scored units: the run's figures have no interval (`run_units`)
         return None
-    if tuple(kept["ids"]) != first.ids:
+    if tuple(kept.ids) != first.ids:
         raise UnitsNotKept("field 'sample_units.ids': not the units of its per-unit records")
     tables = [
         replace(
@@ -101,7 +104,7 @@ def stored_units(benchmark: Benchmark, scores: dict[str, Any]) -> UnitTable | No
                 for name, column in columns.items()
             },
         )
-        for columns in kept["samples"]
+        for columns in kept.samples
     ]
     return mean_over_samples(tables)
 

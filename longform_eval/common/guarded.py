@@ -195,18 +195,19 @@ def iter_lines(path: Path | str, kind: Kind) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def read_cache(path: Path | str, kind: Kind) -> bytes | None:
-    """A cache file's bytes (a `.gz` one decompressed); None where it is missing, a symlink, not a regular file,
-    larger than `kind.ceiling` or damaged: a cache is then computed again, never an error."""
+def read_cache(path: Path | str, kind: Kind, *, follow_symlinks: bool = False) -> bytes | None:
+    """A cache file's bytes (a `.gz` one decompressed); None where it is missing, a symlink (unless `follow_symlinks`:
+    a Hub snapshot's link into its blob store), not a regular file, larger than `kind.ceiling` or damaged: a cache is
+    then computed again, never an error."""
     try:
-        return read_bytes(path, kind, follow_symlinks=False)
+        return read_bytes(path, kind, follow_symlinks=follow_symlinks)
     except (OSError, UnreadableFile):
         return None
 
 
-def read_cache_json(path: Path | str, kind: Kind) -> Any:
+def read_cache_json(path: Path | str, kind: Kind, *, follow_symlinks: bool = False) -> Any:
     """A cache file's JSON document, None as for `read_cache` or where it is not JSON within `loads_json`'s bounds."""
-    data = read_cache(path, kind)
+    data = read_cache(path, kind, follow_symlinks=follow_symlinks)
     try:
         return None if data is None else loads_json(data)
     except ValueError:

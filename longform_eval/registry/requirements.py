@@ -1,4 +1,5 @@
-"""Whether the packages a backend declares are installed at their minimum versions, said in one line if not."""
+"""Whether the packages a backend declares are installed at their minimum versions, said if not: what is missing,
+then the commands that install it (`common.install`: lines of at most 100 characters)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 from packaging.version import InvalidVersion, Version
 
 from longform_eval.common.errors import LongformEvalError
-from longform_eval.common.install import install_command
+from longform_eval.common.install import INDENT, WIDTH, install_lines, needs_message
 
 from .declarations import BackendDeclaration
 
@@ -47,16 +48,24 @@ def unmet(declaration: BackendDeclaration) -> list[str]:
     return problems
 
 
-def install_hint(declaration: BackendDeclaration) -> str:
+def install_hint(declaration: BackendDeclaration) -> list[str]:
+    """The commands that install what the backend declares: its extra's (`install_lines`), else its packages (one
+    `pip install` for all, or one each where all would not fit a line)."""
     if declaration.extra:
-        return install_command(declaration.extra)
-    return "pip install " + " ".join(f"'{dist.split('|')[0]}>={minimum}'" for dist, minimum in declaration.requires)
+        return install_lines(declaration.extra)
+    wanted = [f"'{dist.split('|')[0]}>={minimum}'" for dist, minimum in declaration.requires]
+    together = "pip install " + " ".join(wanted)
+    return [together] if len(INDENT + together) <= WIDTH else [f"pip install {one}" for one in wanted]
+
+
+def missing_message(declaration: BackendDeclaration, needs: str) -> str:
+    """`backend 'NAME' needs NEEDS:` and the commands that install it, in lines of at most 100 characters."""
+    return needs_message(f"backend {declaration.name!r} needs {needs}:", install_hint(declaration))
 
 
 def check_requirements(declaration: BackendDeclaration) -> None:
-    """Raise MissingExtraError, in one line, if a package the backend requires is missing or older than declared."""
+    """Raise MissingExtraError if a package the backend requires is missing or older than declared: what is
+    missing, then how to install it."""
     problems = unmet(declaration)
     if problems:
-        raise MissingExtraError(
-            f"backend {declaration.name!r} needs {', '.join(problems)}: {install_hint(declaration)}"
-        )
+        raise MissingExtraError(missing_message(declaration, ", ".join(problems)))

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from longform_eval.common.plurals import counted
+
 from ..helloeval.uncertainty import OFFSET, SCALE
 from .combine import combined, rescaled
 from .estimate import on_scale
@@ -35,7 +37,10 @@ def calibrate_overall(
     `seed`: the bootstrap's, for the interval of the judge-human correlation (`row_agreement`)."""
     unknown = sorted({row for row, _ in human} - set(judge))
     if unknown:
-        raise ValueError(f"{len(unknown)} human annotations name rows the judge did not score (first: {unknown[0]})")
+        raise ValueError(
+            f"{counted(len(unknown), 'human annotation')} {'names' if len(unknown) == 1 else 'name'} rows the judge "
+            f"did not score (first: {unknown[0]})"
+        )
     tasks = sorted({task for task, _ in judge.values()})
     judge_only = combined(
         [judge_mean(judge, t, level) for t in tasks], "judge-only", level, SCALE, OFFSET, tasks, OVERALL
@@ -61,7 +66,10 @@ def calibrate_overall(
     )
     rest = [score for row, (_, score) in judge.items() if row not in labelled]
     if len(rest) < MIN_MATCHED:
-        why_not = f"{len(rest)} rows have no human annotation; PPI needs two: the human-only figure stands alone"
+        have = "has" if len(rest) == 1 else "have"
+        why_not = (
+            f"{counted(len(rest), 'row')} {have} no human annotation; PPI needs two: the human-only figure stands alone"
+        )
         return Calibrated(
             "overall", judge_only, human_only, None, absent=why_not, notes=(POOLED.format(why=why),), **common
         )
@@ -91,7 +99,8 @@ def stratum_problem(
         size = sum(1 for t, _ in judge.values() if t == task)
         if len(labelled[task]) < MIN_MATCHED or size - len(labelled[task]) < MIN_MATCHED:
             count = len(labelled[task])
-            return f"task {task} has {count} annotated rows of {size}; each task needs two annotated and two not"
+            rows = counted(size, "row")
+            return f"task {task} has {count} of {rows} annotated; each task needs two annotated and two not"
     return None
 
 

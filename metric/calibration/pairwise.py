@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from longform_eval.common.plurals import counted
+
 from ..pairwise.agreement import agreement
 from ..pairwise.outcomes import as_outcome
 from ..pairwise.uncertainty import WIN_VALUE
@@ -32,7 +34,10 @@ def calibrate_win_rate(
     frame, on items of `judge` (one item may have several). The figures are fractions (0..1)."""
     unknown = sorted({item for item, _ in human} - set(judge))
     if unknown:
-        raise ValueError(f"{len(unknown)} human labels name items the judge did not score (first: {unknown[0]})")
+        raise ValueError(
+            f"{counted(len(unknown), 'human label')} {'names' if len(unknown) == 1 else 'name'} items the judge did "
+            f"not score (first: {unknown[0]})"
+        )
     judge_only = classical_mean([win_value(o) for o in judge.values()], "judge-only", level, scale=WIN_RATE)
     labelled = {item for item, _ in human}
     rest = [win_value(outcome) for item, outcome in judge.items() if item not in labelled]
@@ -46,7 +51,11 @@ def calibrate_win_rate(
     values = [win_value(outcome) for _, outcome in human]
     human_only = classical_mean(values, "human-only", level, clusters=clusters, scale=WIN_RATE)
     if len(rest) < 2:
-        why = f"{len(rest)} judged items have no human label; PPI needs two: the human-only figure stands alone"
+        have = "has" if len(rest) == 1 else "have"
+        why = (
+            f"{counted(len(rest), 'judged item')} {have} no human label; PPI needs two: the human-only figure "
+            "stands alone"
+        )
         return Calibrated("win_rate", judge_only, human_only, None, absent=why, **common)
     judged = [win_value(judge[item]) for item, _ in human]
     ppi = ppi_mean(values, judged, rest, level, clusters=clusters, scale=WIN_RATE)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from longform_eval.common.plurals import counted
+
 from ..uncertainty.label_agreement import Agreement
 from .estimate import Estimate
 
@@ -52,8 +54,8 @@ def too_few(n_human: int, units: int) -> str | None:
     """Why no human-only or calibrated figure can be made from `n_human` labels on `units` distinct units."""
     if n_human < MIN_MATCHED or units < MIN_MATCHED:
         return (
-            f"{n_human} human labels on {units} units match the run's judged units; at least {MIN_MATCHED} labels "
-            f"on {MIN_MATCHED} units are needed"
+            f"{counted(n_human, 'human label')} on {counted(units, 'unit')} {'matches' if n_human == 1 else 'match'} "
+            f"the run's judged units; at least {MIN_MATCHED} labels on {MIN_MATCHED} units are needed"
         )
     return None
 

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import evaluate
 
-from longform_eval.metric.helloeval.example import EXAMPLE
+from longform_eval.metric.helloeval.example import DIGITS, EXAMPLE
 from longform_eval.metric.space_app import build_app
 
 HERE = Path(__file__).resolve().parent
-demo = build_app(evaluate.load(str(HERE / "helloeval.py")), card=HERE / "README.md", example=EXAMPLE)
+demo = build_app(evaluate.load(str(HERE / "helloeval.py")), card=HERE / "README.md", example=EXAMPLE, digits=DIGITS)
 
 if __name__ == "__main__":
     demo.launch()

@@ -7,3 +7,4 @@ EXAMPLE: dict[str, Any] = {
     "predictions": [[1, 1, 1, 1, 1, 1], [0.75] * 7],  # checklist scores per row...
     "references": ["report_write", "Science"],  # ...and the row's subcategory ("category")
 }
+DIGITS = 2  # the decimals its card prints its figures with, and its Space page shows

@@ -28,6 +28,7 @@ import numpy as np
 from scipy.optimize import lsq_linear
 
 from longform_eval.common.errors import SourceError
+from longform_eval.common.plurals import counted
 from longform_eval.common.records import read_jsonl, require
 
 LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -70,7 +71,10 @@ def read_annotations(path: str | Path) -> list[Annotation]:
         width, first = widths.setdefault(subcategory, (len(scores), line))
         if len(scores) != width:
             raise SourceError(
-                path, line, "checklist_scores", f"{len(scores)} scores, but {subcategory!r} had {width} on line {first}"
+                path,
+                line,
+                "checklist_scores",
+                f"{counted(len(scores), 'score')}, but {subcategory!r} had {width} on line {first}",
             )
         annotations.append(
             Annotation(
@@ -94,9 +98,9 @@ def min_rows(n_checklists: int) -> int:
 def fit_problem(group: list[Annotation], overdetermined: bool) -> str | None:
     """Why a subcategory's annotations cannot be fitted (R^2 undefined, or too few rows), or None."""
     width, n = len(group[0].checklist_scores), len(group)
-    rows = f"{n} annotation" + ("" if n == 1 else "s")
+    rows = counted(n, "annotation")
     if overdetermined and len(group) < min_rows(width):
-        return f"{rows}, needs at least {min_rows(width)} ({width} checklists + 1)"
+        return f"{rows}, needs at least {min_rows(width)} ({counted(width, 'checklist')} + 1)"
     if len({a.overall_score for a in group}) == 1:
         return f"{rows} whose overall scores are all {group[0].overall_score:g}: R^2 is undefined"
     return None

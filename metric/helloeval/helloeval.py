@@ -5,6 +5,8 @@ from __future__ import annotations
 import datasets
 import evaluate
 
+from longform_eval.common.plurals import counted
+from longform_eval.metric.columns import check_columns, is_list, shown
 from longform_eval.metric.helloeval.parser import SCORE_LEVELS, parse_verdict
 from longform_eval.metric.helloeval.scoring import (
     JudgedRow,
@@ -106,13 +108,22 @@ class HelloEval(evaluate.Metric):
             reference_urls=["https://github.com/Quehry/HelloBench", "https://arxiv.org/abs/2409.16191"],
         )
 
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """`evaluate.Metric.compute`, the columns checked first: a value that does not fit is a ValueError naming it."""
+        check_columns(self.info.features, predictions=predictions, references=references)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
     def _compute(self, predictions, references, word_counts=None):
         weights = flat_weights()
         unknown = sorted({sub for sub in references if sub not in weights})
         if unknown:
             raise ValueError(f"unknown HelloBench subcategories in references: {unknown}")
+        if word_counts is not None and not is_list(word_counts):
+            raise ValueError(f"word_counts: expected a list, one word count per prediction, got {shown(word_counts)}")
         if word_counts is not None and len(word_counts) != len(predictions):
-            raise ValueError(f"word_counts has {len(word_counts)} entries for {len(predictions)} predictions")
+            raise ValueError(
+                f"word_counts has {counted(len(word_counts), 'entry')} for {counted(len(predictions), 'prediction')}"
+            )
         rows = [
             JudgedRow(
                 row_id=str(index),
@@ -141,7 +152,8 @@ def verdict_of(index: int, prediction, subcategory: str, size: int) -> list[floa
     scores = list(prediction)
     if len(scores) != size:
         raise ValueError(
-            f"predictions[{index}]: {len(scores)} checklist scores, but {subcategory!r} has {size} checklists"
+            f"predictions[{index}]: {counted(len(scores), 'checklist score')}, but {subcategory!r} has "
+            f"{counted(size, 'checklist')}"
         )
     for position, value in enumerate(scores):
         problem = checklist_value_problem(value) or level_problem(value)

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from longform_eval.common.plurals import counted
+
 from ..unscored import Unscored
 
 MAX_COMPLETION_CHARS = 200_000
@@ -78,7 +80,7 @@ def upstream_verdict(completion: str, num_checklist: int) -> list[float] | Unsco
     if not isinstance(completion, str):
         return Unscored(f"expected a string, got {type(completion).__name__}")
     if len(completion) > MAX_COMPLETION_CHARS:
-        return Unscored(f"completion too long ({len(completion)} characters)")
+        return Unscored(f"completion too long ({counted(len(completion), 'character')})")
     cleaned = completion
     for marker in ("```json", "```python", "```", "\n", "\\"):
         cleaned = cleaned.replace(marker, "")
@@ -140,7 +142,7 @@ def decode_list(text: str) -> list[Any] | Unscored:
     if not isinstance(text, str):
         return Unscored(f"expected a string, got {type(text).__name__}")
     if len(text) > MAX_COMPLETION_CHARS:
-        return Unscored(f"completion too long ({len(text)} characters)")
+        return Unscored(f"completion too long ({counted(len(text), 'character')})")
     for candidate in candidates(text):
         value = decode(candidate)
         if isinstance(value, list):

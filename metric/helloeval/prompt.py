@@ -80,9 +80,12 @@ def load_prompt(path: str | None = None) -> ChecklistJudgePrompt:
     return ChecklistJudgePrompt.model_validate(yaml.safe_load(text))
 
 
-def judge_view_of_response(response: str, truncation: ResponseTruncation) -> tuple[str, bool]:
-    """`" ".join(word_tokenize(response))`; over `truncate_above` tokens, only the first `keep_first`."""
-    tokens = word_tokenize(response)
+def judge_view_of_response(
+    response: str, truncation: ResponseTruncation, tokens: list[str] | None = None
+) -> tuple[str, bool]:
+    """`" ".join(word_tokenize(response))`; over `truncate_above` tokens, only the first `keep_first` (`tokens`: the
+    response's tokens, when the caller has them already)."""
+    tokens = word_tokenize(response) if tokens is None else tokens
     truncated = len(tokens) > truncation.truncate_above
     if truncated:
         tokens = tokens[: truncation.keep_first]
@@ -94,10 +97,13 @@ def formatted_checklists(checklists: list[str]) -> str:
     return json.dumps(items, ensure_ascii=False)
 
 
-def build_judge_request(row: dict[str, Any], response: str, prompt: ChecklistJudgePrompt | None = None) -> JudgeRequest:
-    """Fill the judge prompt from a HelloBench row (`instruction`, `checklists`) and a model response."""
+def build_judge_request(
+    row: dict[str, Any], response: str, prompt: ChecklistJudgePrompt | None = None, tokens: list[str] | None = None
+) -> JudgeRequest:
+    """Fill the judge prompt from a HelloBench row (`instruction`, `checklists`) and a model response (`tokens`: its
+    `word_tokenize` tokens, when the caller has them already: the runner counts the words from the same tokens)."""
     prompt = prompt or load_prompt()
-    shown, truncated = judge_view_of_response(response, prompt.response_tokens)
+    shown, truncated = judge_view_of_response(response, prompt.response_tokens, tokens)
     checklists = list(row["checklists"])
     user = prompt.user.format(
         instruction=row["instruction"],

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from ..unscored import Unscored
 from .weights import TASKS
 
@@ -93,7 +95,7 @@ def checklist_scores(verdict: object, size: int) -> Sequence[float] | Unscored:
     if isinstance(verdict, (str, bytes)) or not isinstance(verdict, (Sequence, np.ndarray)):
         return Unscored(f"expected a list of checklist scores, got {type(verdict).__name__}")
     if len(verdict) != size:
-        return Unscored(f"expected {size} checklist scores, got {len(verdict)}")
+        return Unscored(f"expected {counted(size, 'checklist score')}, got {len(verdict)}")
     if all(type(v) is float and 0.0 <= v <= 1.0 for v in verdict):  # the common case, checked fast
         return verdict
     for position, value in enumerate(verdict):

@@ -5,11 +5,13 @@ from pathlib import Path
 
 import evaluate
 
-from longform_eval.metric.longbench_write.example import EXAMPLE
+from longform_eval.metric.longbench_write.example import DIGITS, EXAMPLE
 from longform_eval.metric.space_app import build_app
 
 HERE = Path(__file__).resolve().parent
-demo = build_app(evaluate.load(str(HERE / "longbench_write.py")), card=HERE / "README.md", example=EXAMPLE)
+demo = build_app(
+    evaluate.load(str(HERE / "longbench_write.py")), card=HERE / "README.md", example=EXAMPLE, digits=DIGITS
+)
 
 if __name__ == "__main__":
     demo.launch()

@@ -8,3 +8,4 @@ REPLY = (  # a judge's reply to the prompt of the output
     '"Breadth and Depth": 4, "Reading Experience": 4}'
 )
 EXAMPLE: dict[str, Any] = {"predictions": ["word " * 200], "references": [100], "judge_completions": [REPLY]}
+DIGITS = 2  # the decimals its card prints its figures with, and its Space page shows

@@ -25,6 +25,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from longform_eval.common.plurals import counted, plural
+
 from ..unscored import Unscored
 from .settings import paper_settings
 
@@ -61,7 +63,7 @@ def decode_reply(completion: str) -> dict | Unscored:
     if not isinstance(completion, str):
         return Unscored(f"expected a string, got {type(completion).__name__}")
     if len(completion) > MAX_COMPLETION_CHARS:
-        return Unscored(f"reply too long ({len(completion)} characters)")
+        return Unscored(f"reply too long ({counted(len(completion), 'character')})")
     text = completion
     if "```json" in text:
         match = JSON_FENCE.search(text)
@@ -101,7 +103,7 @@ def parse_judgement(completion: str, rule: str = "strict") -> ParsedJudgement:
     settings = paper_settings()
     missing = tuple(dimension for dimension in settings.dimensions if dimension not in reply)
     if missing and rule == "strict":
-        return ParsedJudgement(Unscored(f"missing dimension(s): {', '.join(missing)}"))
+        return ParsedJudgement(Unscored(f"{plural(len(missing), 'missing dimension')}: {', '.join(missing)}"))
     if len(missing) == len(settings.dimensions):
         return ParsedJudgement(Unscored("none of the six dimensions given"))
     scores: dict[str, float] = {}

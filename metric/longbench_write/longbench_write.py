@@ -5,6 +5,8 @@ from __future__ import annotations
 import datasets
 import evaluate
 
+from longform_eval.common.plurals import counted
+from longform_eval.metric.columns import check_columns, is_list, shown
 from longform_eval.metric.longbench_write.judge import PARSER_RULES, parse_judgement
 from longform_eval.metric.longbench_write.scoring import BUCKETS, Item, count_length, is_count, score_items
 from longform_eval.metric.unscored import Unscored
@@ -86,13 +88,23 @@ class LongBenchWrite(evaluate.Metric):
             reference_urls=["https://github.com/THUDM/LongWriter", "https://arxiv.org/abs/2408.07055"],
         )
 
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """`evaluate.Metric.compute`, the columns checked first: a value that does not fit is a ValueError naming it."""
+        check_columns(self.info.features, predictions=predictions, references=references)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
     def _compute(self, predictions, references, judge_completions=None, parser="strict"):
         if parser not in PARSER_RULES:
             raise ValueError(f"unknown parser {parser!r}; use one of {', '.join(PARSER_RULES)}")
         if not predictions:
             raise ValueError("predictions is empty: no items to score")
+        if judge_completions is not None and not is_list(judge_completions):
+            raise ValueError(f"judge_completions: expected a list, one reply per item, got {shown(judge_completions)}")
         if judge_completions is not None and len(judge_completions) != len(predictions):
-            raise ValueError(f"judge_completions has {len(judge_completions)} entries for {len(predictions)} items")
+            raise ValueError(
+                f"judge_completions has {counted(len(judge_completions), 'entry')} for "
+                f"{counted(len(predictions), 'item')}"
+            )
         items, filled = [], 0
         for index, (output, required) in enumerate(zip(predictions, references, strict=True)):
             if output is None:
@@ -101,7 +113,7 @@ class LongBenchWrite(evaluate.Metric):
                 raise ValueError(f"references[{index}]: expected a positive required length, got {required!r}")
             verdict = None
             if judge_completions is not None:
-                completion = judge_completions[index]
+                completion = judge_reply(judge_completions[index], index)
                 parsed = parse_judgement(completion, parser) if completion is not None else None
                 verdict = parsed.scores if parsed is not None else Unscored("no judge completion")
                 filled += bool(parsed is not None and parsed.filled and not isinstance(parsed.scores, Unscored))
@@ -123,3 +135,12 @@ class LongBenchWrite(evaluate.Metric):
             flat[f"s_l_{key}"] = part.s_l if part else None
             flat[f"n_{key}"] = part.n_items if part else 0
         return flat
+
+
+def judge_reply(completion: object, index: int) -> str | None:
+    """Item `index`'s judge reply: a string, or None where the item was not judged."""
+    if completion is not None and not isinstance(completion, str):
+        raise ValueError(
+            f"judge_completions[{index}]: expected the judge's reply (a string) or None, got {shown(completion)}"
+        )
+    return completion

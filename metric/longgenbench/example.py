@@ -21,3 +21,4 @@ EXAMPLE: dict[str, Any] = {
     # one judge completion per check; None where the check's floor is missing (floor 4)
     "judge_completions": [["Yes.", "no", None]],
 }
+DIGITS = 2  # the decimals its card prints its figures with, and its Space page shows

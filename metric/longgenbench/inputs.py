@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from .scoring import check_item
 
 REFERENCE_FIELDS = ("id", "scenario", "subtask_type", "num_subtasks", "checks")  # the module's features
@@ -40,7 +42,8 @@ def check_judge_completions(judge_completions: object, items: int) -> None:
         kind = type(judge_completions).__name__
         raise ValueError(f"judge_completions: expected a list with one list of completions per item, got a {kind}")
     if len(judge_completions) != items:  # type: ignore[arg-type]
-        raise ValueError(f"judge_completions has {len(judge_completions)} entries for {items} items")  # type: ignore[arg-type]
+        found = counted(len(judge_completions), "entry")  # type: ignore[arg-type]
+        raise ValueError(f"judge_completions has {found} for {counted(items, 'item')}")
 
 
 def item_completions(judge_completions: Sequence[Any] | None, index: int, checks: int) -> list[str | None]:
@@ -53,7 +56,7 @@ def item_completions(judge_completions: Sequence[Any] | None, index: int, checks
         kind = "None" if completions is None else f"a {type(completions).__name__}"
         raise ValueError(f"{where}: expected a list of {checks} completions (one per check), got {kind}")
     if len(completions) != checks:
-        raise ValueError(f"{where}: {len(completions)} completions for {checks} checks")
+        raise ValueError(f"{where}: {counted(len(completions), 'completion')} for {counted(checks, 'check')}")
     for position, completion in enumerate(completions):
         if completion is not None and not isinstance(completion, str):
             raise ValueError(f"{where}[{position}]: expected a completion (a string) or None, got {completion!r:.40}")

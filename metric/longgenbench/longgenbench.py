@@ -5,6 +5,7 @@ from __future__ import annotations
 import datasets
 import evaluate
 
+from longform_eval.metric.columns import check_columns
 from longform_eval.metric.longgenbench.inputs import check_judge_completions, check_references, item_completions
 from longform_eval.metric.longgenbench.judge import VERDICT_RULES, parse_yes_no
 from longform_eval.metric.longgenbench.scoring import check_item, item_result, score_items
@@ -96,16 +97,18 @@ class LongGenBench(evaluate.Metric):
         )
 
     def compute(self, *, predictions=None, references=None, **kwargs):
-        """`evaluate.Metric.compute`, each item checked first: a missing field is a ValueError naming it."""
+        """`evaluate.Metric.compute`, each item and column checked first: a missing field, or a value that does not
+        fit, is a ValueError naming it."""
         check_references(references)
+        check_columns(self.info.features, predictions=predictions, references=references)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, predictions, references, judge_completions=None, verdict_rule="paper"):
         if verdict_rule not in VERDICT_RULES:
             raise ValueError(f"unknown verdict_rule {verdict_rule!r}; use one of {', '.join(VERDICT_RULES)}")
-        check_judge_completions(judge_completions, len(predictions))
         if not predictions:
             raise ValueError("predictions is empty: no items to score")
+        check_judge_completions(judge_completions, len(predictions))
         results = []
         for index, (output, item) in enumerate(zip(predictions, references, strict=True)):
             check_item(item, f"references[{index}]")

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from ..unscored import Unscored
 from .splitting import completion_rate, count_blocks, split_subtasks
 
@@ -133,7 +135,7 @@ def item_result(item: dict[str, Any], output: str, verdicts: Sequence[bool | Uns
         raise ValueError(f"{where}: output must be a string, got {type(output).__name__}")
     checks = item["checks"]
     if len(verdicts) != len(checks):
-        raise ValueError(f"{where}: {len(verdicts)} verdicts for {len(checks)} checks")
+        raise ValueError(f"{where}: {counted(len(verdicts), 'verdict')} for {counted(len(checks), 'check')}")
     for position, verdict in enumerate(verdicts):
         check_verdict(verdict, f"{where}: verdicts[{position}]")
     blocks = split_subtasks(output, item["subtask_type"])

@@ -12,6 +12,7 @@ agrees on 3 labels, not on 4), so each figure is printed with its set (`Agreemen
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
 
@@ -41,7 +42,7 @@ def label_in(label: Outcome | str, labels: int) -> str:
 
 def label_set(labels: int) -> tuple[str, ...]:
     """The labels of the set of `labels` (3 or 4); a ValueError naming the argument otherwise."""
-    if isinstance(labels, bool) or labels not in LABEL_SETS:
+    if isinstance(labels, bool) or not isinstance(labels, numbers.Integral) or labels not in LABEL_SETS:
         raise ValueError(f"labels must be 3 (A, B, tie) or 4 (A, B, equally_good, equally_bad), got {labels!r}")
     return LABEL_SETS[labels]
 

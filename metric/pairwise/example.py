@@ -7,3 +7,4 @@ EXAMPLE: dict[str, Any] = {
     "predictions": ["A", "B", "equally_good", "unscored"],
     "references": ["A", "A", "equally_good", "B"],
 }
+DIGITS = 3  # the decimals its card prints its figures with, and its Space page shows

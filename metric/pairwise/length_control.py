@@ -59,6 +59,8 @@ from typing import Any
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from .outcomes import Battle, model_name_problem, score_for_a
 
 FOLDS = 5
@@ -138,7 +140,7 @@ def instruction_difficulty(
 def _length_controlled(model: str, baseline: str, rows: _Rows, with_difficulty: bool) -> LengthControlledWinRate:
     if len(rows.preference) < FOLDS:
         raise ValueError(
-            f"{model!r} has {len(rows.preference)} battles against {baseline!r}; "
+            f"{model!r} has {counted(len(rows.preference), 'battle')} against {baseline!r}; "
             f"the {FOLDS}-fold cross-validated fit needs at least {FOLDS}"
         )
     names = ["length", "difficulty", "model"] if with_difficulty else ["length", "model"]
@@ -225,7 +227,7 @@ def _as_rows(entries: list[tuple[float, float, float, int]]) -> _Rows:
 
 def _check_aligned(name: str, values: Sequence[object], battles: Sequence[Battle]) -> None:
     if len(values) != len(battles):
-        raise ValueError(f"{name} has {len(values)} entries for {len(battles)} battles")
+        raise ValueError(f"{name} has {counted(len(values), 'entry')} for {counted(len(battles), 'battle')}")
 
 
 def _lengths_at(lengths: Sequence[tuple[int, int]], i: int) -> tuple[int, int]:

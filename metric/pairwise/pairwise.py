@@ -5,6 +5,8 @@ from __future__ import annotations
 import datasets
 import evaluate
 
+from longform_eval.common.plurals import counted
+from longform_eval.metric.columns import check_columns, is_list
 from longform_eval.metric.pairwise.agreement import agreement, label_set
 from longform_eval.metric.pairwise.outcomes import Battle, Outcome, as_outcome, model_name_problem
 from longform_eval.metric.pairwise.ratings import bradley_terry, check_integer, elo_ratings
@@ -98,13 +100,18 @@ class Pairwise(evaluate.Metric):
             reference_urls=["https://github.com/xsysigma/TencentLLMEval", "https://arxiv.org/abs/2311.05374"],
         )
 
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """`evaluate.Metric.compute`, the columns checked first: a value that does not fit is a ValueError naming it."""
+        check_columns(self.info.features, predictions=predictions, references=references)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
     def _compute(self, predictions, references, model_a=None, model_b=None, bootstrap_rounds=100, seed=0, labels=4):
         check_integer("bootstrap_rounds", bootstrap_rounds, 0)
         check_ceiling("bootstrap_rounds", bootstrap_rounds, "bootstrap_rounds")  # before any work
         check_integer("seed", seed, 0)
         label_set(labels)  # 3 or 4, else a ValueError naming the argument
         if model_a is not None or model_b is not None:  # rated: the bootstrap refits once per round
-            rows = f"bootstrap_rounds {bootstrap_rounds:,} x {len(predictions):,} comparisons"
+            rows = f"bootstrap_rounds {bootstrap_rounds:,} x {counted(len(predictions), 'comparison', spec=',')}"
             check_ceiling(rows, bootstrap_rounds * len(predictions), "bootstrap_work")
         if not predictions:
             raise ValueError("predictions is empty: there is nothing to compare")
@@ -166,9 +173,12 @@ def label_of(label: str | None, where: str) -> Outcome:
 def check_models(model_a, model_b, size: int) -> None:
     """Raise a ValueError naming the list and position unless both give one distinct model name per prediction."""
     for side, models in (("model_a", model_a), ("model_b", model_b)):
-        if models is None or isinstance(models, (str, bytes)) or len(models) != size:
-            got = "nothing" if models is None else f"{type(models).__name__} of length {len(models)}"
-            raise ValueError(f"model_a and model_b must both be lists of {size} model names; {side} is {got}")
+        if not is_list(models) or len(models) != size:
+            got = "nothing" if models is None else type(models).__name__
+            got += f" of length {len(models)}" if hasattr(models, "__len__") else ""
+            raise ValueError(
+                f"model_a and model_b must both be lists of {counted(size, 'model name')}; {side} is {got}"
+            )
         for index, name in enumerate(models):
             problem = model_name_problem(name)
             if problem is not None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from ..uncertainty.intervals import check_order
 from .outcomes import Battle, models_of, score_for_a
 
@@ -197,7 +199,9 @@ def bradley_terry(
 
 def too_few_battles(counts: dict[str, int]) -> dict[str, str]:
     """Why each model with fewer than MIN_BATTLES battles has no interval and no rank."""
-    return {m: f"{n} battles, fewer than {MIN_BATTLES}: not ranked" for m, n in counts.items() if n < MIN_BATTLES}
+    return {
+        m: f"{counted(n, 'battle')}, fewer than {MIN_BATTLES}: not ranked" for m, n in counts.items() if n < MIN_BATTLES
+    }
 
 
 def connected(a: np.ndarray, b: np.ndarray, s: np.ndarray, n_models: int) -> bool:

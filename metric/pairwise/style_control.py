@@ -44,6 +44,8 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
+
 from .outcomes import Battle, models_of
 from .ratings import ELO_SCALE, RIDGE, BradleyTerry, battle_arrays, percentile_interval
 
@@ -120,7 +122,7 @@ def style_controlled_bradley_terry(
     """
     _check_options(bootstrap, alpha, penalty_c)
     if len(styles) != len(battles):
-        raise ValueError(f"styles has {len(styles)} entries for {len(battles)} battles")
+        raise ValueError(f"styles has {counted(len(styles), 'entry')} for {counted(len(battles), 'battle')}")
     if not battles:
         return StyleControlledBT(models=[], ratings={}, lower={}, upper={}, rounds=bootstrap, style={})
     models = models_of(battles)

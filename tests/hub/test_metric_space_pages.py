@@ -5,16 +5,27 @@ starts it and screenshots its first view into the test's output folder, whose pa
 
 from __future__ import annotations
 
+import ast
 import importlib
+import json
 from importlib import resources
 from pathlib import Path
 
 import pytest
 from spaces.test_app import browser, text_of, wait_for  # noqa: F401 (the browser fixture, reused)
 
-from longform_eval.metric.space_app import example_texts, input_columns, literal_markup, other_arguments
+from longform_eval.metric.space_app import (
+    build_app,
+    example_texts,
+    input_columns,
+    json_compute,
+    literal_markup,
+    other_arguments,
+    rounded,
+)
 
 from .test_metric_spaces import (  # noqa: F401 (the staged fixture, reused)
+    CLAIM,
     METRICS,
     ORG,
     card_example,
@@ -27,10 +38,11 @@ from .test_metric_spaces import (  # noqa: F401 (the staged fixture, reused)
 # What each page shows first: a line of its example's input, and figures of its result (the card's claim).
 FIRST_VIEW = {
     "helloeval": ("report_write", ["score", "50", "chat", "100"]),
-    "longbench_write": ("Breadth and Depth", ["s_l", "66.6", "s_q", "75"]),
-    "longgenbench": ("skyscraper", ["cr", "75", "stic1", "50", "wavg", "25"]),
-    "pairwise": ("equally_good", ["agreement", "0.66", "cohen_kappa", "0.49"]),
+    "longbench_write": ("Breadth and Depth", ["s_l", "66.67", "s_q", "75", "70.83"]),
+    "longgenbench": ("skyscraper", ["cr", "75", "stic1", "50", "stic2", "33.33", "wavg", "25"]),
+    "pairwise": ("equally_good", ["agreement", "0.667", "cohen_kappa", "0.5"]),
 }
+RAW = ("66.666", "33.333", "70.833", "0.6666", "0.4999")  # what the pages showed before they rounded (issue 49)
 # LongGenBench's definitions, as its description words them
 DEFINITIONS = [
     'identified by the first "<type> N" in each block',
@@ -53,6 +65,45 @@ def test_the_space_example_is_the_cards_first_example(name, monkeypatch):
     block = card_example(package_folder(name)).replace(f'"<org>/{name}"', f'"{ORG}/{name}"')
     arguments, _ = run_example(block, name, package_folder(name), monkeypatch)
     assert arguments == example
+
+
+def example_module(name: str):
+    return importlib.import_module(f"longform_eval.metric.{name}.example")
+
+
+def decimals(value: float) -> int:
+    return len(repr(value).partition(".")[2])
+
+
+@pytest.mark.parametrize("name", METRICS)
+def test_the_page_shows_the_figures_with_the_cards_digits(name):
+    """Each figure the card's example claims is shown as the card writes it (`66.67`, `0.5`, not `66.66666666666667`,
+    `0.49999999999999994`), and no figure on the page has more decimals than the card prints."""
+    module, example = packaged_module(name), example_module(name)
+    columns = list(input_columns(module))
+    others = other_arguments(module, columns)
+    shown = json_compute(module, columns, others, example.DIGITS)(*example_texts(example.EXAMPLE, columns, others))
+    claim = ast.literal_eval(CLAIM.findall(card_example(package_folder(name)))[-1])
+    assert {key: json.dumps(shown[key]) for key in claim} == {key: json.dumps(value) for key, value in claim.items()}
+    floats = [value for value in shown.values() if isinstance(value, float)]
+    assert floats and max(map(decimals, floats)) <= example.DIGITS, shown
+
+
+def test_the_module_itself_keeps_full_precision():
+    """The page rounds; the module's compute (its doctests round for themselves) does not."""
+    module, example = packaged_module("longbench_write"), example_module("longbench_write")
+    result = module.compute(**example.EXAMPLE)
+    assert decimals(result["s_l"]) > 2 and result["s_l"] == pytest.approx(200 / 3)
+    page = rounded({"s_l": result["s_l"], "n": [-0.0001, 7, None, float("nan")], "note": "0.123456"}, 2)
+    assert json.dumps(page) == '{"s_l": 66.67, "n": [0.0, 7, null, NaN], "note": "0.123456"}'
+
+
+def test_the_page_opens_with_its_example_rounded_as_the_card_prints_it():
+    """Built as the Space's app.py builds it: the result field starts with the card's digits (pairwise: 3)."""
+    example = example_module("pairwise")
+    app = build_app(packaged_module("pairwise"), example=example.EXAMPLE, digits=example.DIGITS)
+    (first,) = [c["props"]["value"] for c in app.config["components"] if c["props"].get("elem_id") == "result"]
+    assert (json.dumps(first["agreement"]), json.dumps(first["cohen_kappa"])) == ("0.667", "0.5")
 
 
 def test_the_example_fills_the_fields_and_an_unknown_argument_is_refused():
@@ -91,6 +142,7 @@ def test_each_staged_metric_space_opens_with_its_example_computed(staged, browse
             browser.get(url)
             shown = wait_for(lambda key=figures[0]: shown_json(browser) if key in shown_json(browser) else None)
             assert all(figure in shown for figure in figures), (name, shown)
+            assert not any(raw in shown for raw in RAW), (name, shown)
             page = browser.find_element(By.TAG_NAME, "body").text
             assert example_line in page and "predictions: empty" not in page, name
             browser.save_screenshot(str(tmp_path / f"{name}.png"))

@@ -1,10 +1,12 @@
 """Issue 39: every option of every command has help, and shows its default; the settings' flags are generated from
-the Python API's typed settings (RunSettings), so that the command line and the API agree on every default."""
+the Python API's typed settings (RunSettings), so that the command line and the API agree on every default.
+Issue 49: an option whose default is None says in words what it is when not given, and help reads at 80 columns."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from longform_eval.inference.api.settings import RunSettings
 from longform_eval.inference.api.stages import DEFAULT_OUT
 from longform_eval.inference.cli import main, parser
 from longform_eval.inference.cli.args import run_settings, settings_of
+from longform_eval.inference.cli.help_text import states_default
 from longform_eval.inference.cli.setting_flags import BACKEND_OPTIONS, flag_of
 
 RUN_COMMANDS = ("run", "generate")
@@ -54,7 +57,7 @@ def test_every_option_with_a_default_shows_it():
         f"{name} {action.option_strings}: {text}"
         for name, command in commands().items()
         for action, text in arguments(command)
-        if action.option_strings and action.nargs != 0 and action.default is not None and "default" not in text
+        if action.option_strings and action.nargs != 0 and action.default is not None and not states_default(text)
     ]
     assert not hidden
     assert (
@@ -63,12 +66,62 @@ def test_every_option_with_a_default_shows_it():
     )
 
 
+def test_every_value_option_says_what_it_is_when_not_given():
+    """The rule (`states_default`, inference/cli/help_text.py): an option that takes a value and may be left out
+    (not a flag such as store_true or store_const, not --help or --version, not required) says in its help what it
+    is when not given: `default: X` or `default X` opening a clause (after `(`, `;` or a sentence's end), what
+    happens `without it`, `when not given` or `if omitted`, or `(required` for one the command cannot go without. A
+    value default is appended by the formatter; a None default needs the words (`default: none, ...`)."""
+    silent = [
+        f"{name} {action.option_strings}: {text}"
+        for name, command in commands().items()
+        for action, text in arguments(command)
+        if action.option_strings and action.nargs != 0 and not action.required and not states_default(text)
+    ]
+    assert not silent
+    assert "default: $LONGFORM_EVAL_JUDGE, else none" in action_of("space", "--judge")[1]
+    assert "(default: the repo's default branch, main)" in action_of("push", "--revision")[1]
+    assert "default: none, no power plan" in action_of("generate", "--detect")[1]
+
+
+def test_the_rule_tells_a_stated_default_from_the_word_default():
+    """The helps these options had before issue 49 state nothing; `local:default` names a model, not a default."""
+    for said in (
+        "commit message (default: 'Upload NAME built by longform-eval')",
+        "folder with source files (hellobench/, ...; default: where `build` looks)",
+        "items per scenario (default 100, at most 10000)",
+        "the difference to detect. Default: none",
+        "set the secret HF_TOKEN; without it, set the secret in the Space's settings yourself",
+        "BACKEND:MODEL to calibrate (required), e.g. local:default",
+    ):
+        assert states_default(said), said
+    for silent in (
+        "BACKEND:MODEL of the LLM judge (optional)",
+        "BACKEND:MODEL to calibrate, e.g. local:default or openai:gpt-4o",
+        "source folder for the default dataset build",
+        "branch to push to (created if missing)",
+        "also upload to this Hub dataset repo (created private if missing; a public one is refused)",
+    ):
+        assert not states_default(silent), silent
+
+
+def test_every_help_reads_at_80_columns(monkeypatch):
+    """At 80 columns no line of any command's help is wider, and none ends in a word cut at its hyphen (`--dry-`)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    wide, cut = [], []
+    for name, command in commands().items():
+        for line in command.format_help().splitlines():
+            wide += [f"{name}: {line}"] if len(line) > 80 else []
+            cut += [f"{name}: {line}"] if re.search(r"\w-$", line) else []
+    assert wide == [] and cut == []
+
+
 @pytest.mark.parametrize("command", RUN_COMMANDS)
 def test_every_setting_of_the_api_is_a_flag_with_its_description(command):
     """A field added to RunSettings gets its flag, with the field's description as its help."""
     for name, field in RunSettings.model_fields.items():
         action, text = action_of(command, flag_of(name))
-        assert action.nargs == 0 or "default" in text, name
+        assert action.nargs == 0 or states_default(text), name
         if name not in ("strip_think", *BACKEND_OPTIONS):  # an on/off flag and `--ROLE-arg` say it their own way
             assert text.startswith(field.description), name
 

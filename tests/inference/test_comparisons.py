@@ -17,6 +17,8 @@ import pytest
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.benchmarks.hellobench import HelloBench
+from longform_eval.inference.benchmarks.run_scores import figures_of
+from longform_eval.inference.benchmarks.scores_json import run_scores
 from longform_eval.inference.cli import main
 from longform_eval.inference.report.comparisons import aligned, compare, compared_runs, units_of_run
 from longform_eval.inference.report.json_file import DamagedFile
@@ -237,7 +239,8 @@ def test_a_run_judged_twice_is_compared_from_its_scores_file_alone(small_runs, m
     """Its scores.json keeps each judge sample's units: the comparison reads them, never re-opening or rescoring."""
     twice, once = small_runs["twice"], small_runs["once"]
     run = Run.open(twice, read_only=True)
-    rescored = run_units(run.benchmark, sample_scores(run))[0]  # what a comparison rescored the run to get before
+    samples = [figures_of(run.benchmark.scores_layout, figures) for figures in sample_scores(run)]
+    rescored = run_units(run.benchmark, samples)[0]  # what a comparison rescored the run to get before
 
     def refused(*args, **kwargs):
         raise AssertionError("a comparison re-opened or rescored a run")
@@ -261,7 +264,7 @@ def test_a_scores_file_of_two_samples_without_their_units_is_refused_with_the_re
     assert len(scores["sample_units"]["samples"]) == 2 and len(scores["sample_units"]["ids"]) == 12
     del scores["sample_units"]  # as written before each sample's units were kept
     with pytest.raises(DamagedFile, match=r"scores\.json: it keeps the units of its first judge sample only.*score"):
-        units_of_run(folder, scores, create_benchmark("hellobench", "chat"))
+        units_of_run(folder, run_scores(scores), create_benchmark("hellobench", "chat"))
 
 
 def test_a_scores_file_whose_sample_units_do_not_fit_is_refused_on_read(small_runs, tmp_path, capsys):
@@ -335,7 +338,7 @@ def test_one_reference_plans_with_the_other_models_spread_bounded_by_the_scale(
     assert main(args) == 0
     printed = capsys.readouterr().out
     interval = scores_of(qwen)["intervals"]["overall"]
-    units = create_benchmark("hellobench", "all").unit_table(scores_of(qwen))
+    units = create_benchmark("hellobench", "all").unit_table(run_scores(scores_of(qwen)).figures)
     scored = np.isfinite(units["row_score"])
     bound = scale_bound_se(400.0, [len(part) for part in units.design().split(np.zeros(len(units)), scored)])
     assert bound > 2 * interval["se"]  # a model may vary far more than qwen2_7b does

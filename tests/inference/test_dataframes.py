@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
+from scores_documents import LONGBENCH_WRITE_FIGURES, LONGGENBENCH_FIGURES, PAIRWISE_FIGURES, scores_with
 
 import longform_eval as le
 from longform_eval.inference.api import frames
@@ -240,33 +241,30 @@ def stub(benchmark: str) -> SimpleNamespace:
 
 
 def test_tasks_of_longbench_write_longgenbench_and_pairwise():
-    longbench_write = {
-        "benchmark": "longbench_write",
+    longbench_write = LONGBENCH_WRITE_FIGURES | {
         "buckets": {"[0, 500)": {"n_items": 3, "n_scored": 3, "s_l": 80.0, "s_q": 70.0, "intervals": {}}},
         "by_language": {"en": {"n_items": 5, "n_scored": 5, "s_l": 75.0, "s_q": None, "intervals": {}}},
     }
     longbench_write["buckets"]["[0, 500)"]["intervals"]["s_l"] = interval(60.0, 90.0, 3)
-    found = frames.group_records(stub("longbench_write:all"), longbench_write)
+    found = frames.group_records(stub("longbench_write:all"), scores_with("longbench_write", "all", longbench_write))
     assert [(r["group"], r["name"], r["figure"], r["value"], r["low"], r["n"]) for r in found] == [
         ("buckets", "[0, 500)", "s_l", 80.0, 60.0, 3),
         ("buckets", "[0, 500)", "s_q", 70.0, None, 3),
         ("by_language", "en", "s_l", 75.0, None, 5),
     ]
-    longgenbench = {
-        "benchmark": "longgenbench",
-        "config": "short",
-        "by_scenario": {"diary": {"n_checks": 4, "n_judged": 4, "n_yes": 2, "n_unscored": 0, "stic1": 0.5}},
+    longgenbench = LONGGENBENCH_FIGURES | {
+        "by_scenario": {
+            "diary": {"n_checks": 4, "n_judged": 4, "n_yes": 2, "n_unscored": 0, "stic1": 0.5, "stic2": None}
+        },
     }
-    found = frames.group_records(stub("longgenbench:short"), longgenbench)
+    found = frames.group_records(stub("longgenbench:short"), scores_with("longgenbench", "short", longgenbench))
     assert [(r["group"], r["name"], r["figure"], r["value"]) for r in found] == [("by_scenario", "diary", "stic1", 0.5)]
-    pairwise = {
-        "benchmark": "tencentllmeval",
-        "config": "en",
+    pairwise = PAIRWISE_FIGURES | {
         "groups": {"area": {"writing": {"n": 4, "n_unscored": 0, "win_rate": 0.25, "intervals": {}}}},
         "bradley_terry": {"model": {"rating": 1000.0, "lower": 990.0, "upper": 1010.0}},  # no group: no row
     }
     pairwise["groups"]["area"]["writing"]["intervals"]["win_rate"] = interval(0.0, 0.6, 4)
-    found = frames.group_records(stub("tencentllmeval:en"), pairwise)
+    found = frames.group_records(stub("tencentllmeval:en"), scores_with("tencentllmeval", "en", pairwise))
     assert [(r["group"], r["name"], r["figure"], r["high"], r["n"]) for r in found] == [
         ("area", "writing", "win_rate", 0.6, 4)
     ]

@@ -307,7 +307,7 @@ def test_pass_schedule():
     assert schedule.rows(todo) == todo and schedule.graphs() is True
     schedule.record(todo, list(todo), dict.fromkeys(todo, "CUDA out of memory"))
     assert schedule.prompt_cap == 50 and set(schedule.rows(todo)) == {"b", "c", "d"} and schedule.graphs() is True
-    assert "4 row(s) at once" in schedule.notes[-1] and "at most 50 tokens" in schedule.notes[-1]
+    assert "4 rows at once" in schedule.notes[-1] and "at most 50 tokens" in schedule.notes[-1]
     taken = schedule.rows(todo)
     schedule.record(taken, ["b", "c", "d"], dict.fromkeys("bcd", "Expected all tensors on one device"))
     assert set(schedule.rows(todo)) == {"c", "d"} and schedule.graphs() is False  # third pass: graphs off

@@ -147,7 +147,7 @@ def test_the_plan_in_one_line_and_in_config_yaml():
     work = Workload(hellobench_like(256), NEW_TOKENS)
     plan = plan_memory(shape(), work, H100_FREE)
     line = plan.line(work)
-    assert "\n" not in line and line.startswith("hf: memory plan for 256 row(s) (longest prompt 7795 + 512 tokens)")
+    assert "\n" not in line and line.startswith("hf: memory plan for 256 rows (longest prompt 7795 + 512 tokens)")
     assert f"cache {plan.cache_tokens} tokens" in line and "chunk 8192 tokens, CUDA graphs on" in line
     gib = plan.cache_tokens * shape().kv_per_token / GiB
     assert (

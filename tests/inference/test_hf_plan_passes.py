@@ -144,8 +144,8 @@ def test_rows_too_long_for_any_plan_are_named_before_the_run_and_go_to_static_ba
     requests = [*rows(4), long_row(400)]
     results = {r.key: r for r in tiny.generate(requests, CONFIG)}
     printed = " ".join(capsys.readouterr().err.split())
-    assert "hf: 1 row(s) too long for any continuous plan in 0.2 MiB free (longest prompt 801 tokens): long" in printed
-    assert "hf: memory plan for 4 row(s)" in printed
+    assert "hf: 1 row too long for any continuous plan in 0.2 MiB free (longest prompt 801 tokens): long" in printed
+    assert "hf: memory plan for 4 rows" in printed
     assert len(managers) == 1 and "long" not in managers[0].added
     kinds = {k: engine_kind(r) for k, r in results.items()}
     assert kinds == {"r0": "continuous", "r1": "continuous", "r2": "continuous", "r3": "continuous", "long": "static"}
@@ -162,7 +162,7 @@ def test_the_plan_is_printed_in_one_line_and_recorded_in_config_yaml(tiny_folder
     args = ["generate", "--benchmark", "hellobench", "--limit", "6", "--max-new-tokens", "8", "--out", str(out)]
     assert main([*args, "--model", f"hf:{tiny_folder}", "--model-arg", "engine=continuous"]) == 0
     lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("hf: memory plan")]
-    assert len(lines) == 1 and lines[0].startswith("hf: memory plan for 6 row(s) (longest prompt ")
+    assert len(lines) == 1 and lines[0].startswith("hf: memory plan for 6 rows (longest prompt ")
     assert "2.0 GiB free: cache " in lines[0] and ", CUDA graphs off; estimated " in lines[0]
     engine = yaml.safe_load((out / "config.yaml").read_text())["engine"]
     summary = lines[0].split("free: ")[1].split("; estimated")[0]

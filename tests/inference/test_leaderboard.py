@@ -187,7 +187,7 @@ def test_the_python_api_gives_the_same_leaderboard(written, runs, tmp_path):
         cli[columns].sort_values(["table", "model"]).reset_index(drop=True),
         check_dtype=False,
     )
-    assert "Leaderboard: 4 runs in 2 table(s)" in repr(board)
+    assert "Leaderboard: 4 runs in 2 tables" in repr(board)
     assert "<table" in board._repr_html_()
     assert json.loads((tmp_path / "api" / "leaderboard.json").read_text()) == board.to_dict()
     assert le.leaderboard(runs[MODELS[0]] for _ in range(1)).tables[0].rows[0].rank == 1  # nothing written

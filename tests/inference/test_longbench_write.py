@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from scores_documents import HELLOBENCH_FIGURES, scores_with
 
 from longform_eval.dataset_builder.longgenbench import read_setting
 from longform_eval.inference.benchmarks import LengthTarget, create_benchmark
@@ -64,7 +65,7 @@ def test_five_prompts_end_to_end(shared_data, replays, tmp_path):
     assert scores["s_l"] == pytest.approx((200 / 3 + 100 + 0 + 250 / 3 + 0) / 5)  # 50
     assert scores["s_q"] == pytest.approx(75.0) and scores["s"] == pytest.approx(62.5)
     assert (scores["n_items"], scores["n_scored"], scores["n_unscored"]) == (5, 3, 2)
-    assert scores["unscored_reasons"] == {"missing dimension(s): Clarity": 1, "not JSON": 1}
+    assert scores["unscored_reasons"] == {"missing dimension: Clarity": 1, "not JSON": 1}
     bucket = scores["buckets"]["[0,500)"]
     assert {k: bucket[k] for k in ("n_items", "n_scored", "s_l", "s_q")} == {
         "n_items": 5,
@@ -98,7 +99,7 @@ def test_five_prompts_end_to_end(shared_data, replays, tmp_path):
     low, high = bucket["intervals"]["s_l"]["low"], bucket["intervals"]["s_l"]["high"]
     assert f"| [0,500) | 5 | 50.00 [{low:.2f}, {high:.2f}] | 3 | 75.00 [" in report
     assert "| zh | 2 | 41.67 [" in report and "| 50.00 [no interval] |" in report
-    assert "- missing dimension(s): Clarity: 1" in report and "![length_scatter](length_scatter.png)" in report
+    assert "- missing dimension: Clarity: 1" in report and "![length_scatter](length_scatter.png)" in report
     assert (out / "length_scatter.png").stat().st_size > 1000
 
 
@@ -172,7 +173,7 @@ def test_longgenbench_word_budget_is_entries_times_the_per_entry_minimum(shared_
     rows = read_setting(shared_data / "longgenbench", "short")
     diary, menu = rows[0], rows[200]  # "at least 200 words" per week; "between 200 and 220 words" per menu
     responses = {diary["id"]: " word" * 5000, menu["id"]: " word" * 10400}  # the output is prefix + response
-    scores = {**benchmark.score([diary, menu], responses, {}), "benchmark": "longgenbench"}
+    scores = scores_with("longgenbench", "short", benchmark.score([diary, menu], responses, {}))
     unit = "words (whitespace-split, LongGenBench's Len)"
     assert benchmark.length_targets(scores) == [
         LengthTarget(diary["id"], 52 * 200, len(diary["prefix"].split()) + 5000, unit, "at least"),
@@ -181,7 +182,9 @@ def test_longgenbench_word_budget_is_entries_times_the_per_entry_minimum(shared_
 
 
 def test_a_benchmark_without_length_targets_reports_none():
-    assert create_benchmark("hellobench", "chat").length_targets({"rows": [{"id": "a", "words": 10}]}) == []
+    row = {"id": "a", "subcategory": "roleplaying_writing", "words": 10, "row_score": 50.0}
+    scores = scores_with("hellobench", "chat", HELLOBENCH_FIGURES | {"rows": [row]})
+    assert create_benchmark("hellobench", "chat").length_targets(scores) == []
 
 
 def test_ruler_lengths_above_20k_get_their_own_bucket_in_the_report(tmp_path):
@@ -194,7 +197,7 @@ def test_ruler_lengths_above_20k_get_their_own_bucket_in_the_report(tmp_path):
     scores = {**benchmark.score(rows, responses, {"r1": Unscored("not JSON")}), "model": "m"}
     assert {name: part["s_l"] for name, part in scores["buckets"].items()} == {"[4k,20k]": 100.0, ">20k": 0.0}
     assert scores["unscored_reasons"] == {"not JSON": 1, "not judged": 1} and scores["s_q"] is None
-    section = sections_for(benchmark).report_section(scores, tmp_path)
+    section = sections_for(benchmark).report_section(scores_with("longbench_write", "ruler", scores), tmp_path)
     assert "| >20k | 1 | 0.00 [no interval] | 0 | - |" in section.lines  # one output: no interval
     assert "| [4k,20k] | 1 | 100.00 [no interval] | 0 | - |" in section.lines
     assert any(line.startswith("`>20k` holds required lengths above 20,000") for line in section.lines)

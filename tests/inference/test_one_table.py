@@ -81,7 +81,7 @@ def test_runs_that_share_a_judge_by_name_share_one_table(runs):
     board = le.leaderboard(list(runs.values()))
     assert len(board.tables) == 1, [table.reason for table in board.tables]
     assert len(board.tables[0].rows) == len(runs)
-    assert "1 table(s)" in repr(board)
+    assert "1 table\n" in repr(board)
 
 
 def test_ranks_agree_with_the_pairs_compare_prints(runs):

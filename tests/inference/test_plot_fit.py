@@ -34,3 +34,25 @@ def test_long_model_names_stay_inside_the_interval_plot(tmp_path):
     ratings = {f"an-organisation/a-model-with-a-long-name-{i}-Instruct-2407": (i, i - 1.0, i + 1.0) for i in range(3)}
     plot = interval_plot(tmp_path / "ratings.png", ratings, xlabel="rating", title="Ratings with 95% intervals")
     assert ink_at_the_edges(plot) == {"top": 0, "bottom": 0, "left": 0, "right": 0}
+
+
+def test_the_per_task_plot_names_the_model_as_report_md_does(gpt4o_replays, tmp_path, monkeypatch):
+    """`--name` titles the per-task plot, as it heads report.md: not the model spec (a replay file's path)."""
+    from longform_eval.inference.cli import main
+    from longform_eval.inference.report.sections import hellobench as section
+
+    from .conftest import chat_run
+
+    titles = []
+
+    def recorded(path, *args, **kwargs):
+        titles.append(kwargs["title"])
+        return bar_plot(path, *args, **kwargs)
+
+    monkeypatch.setattr(section, "bar_plot", recorded)
+    generations, verdicts = gpt4o_replays
+    out = tmp_path / "run"
+    assert main(chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(out), "--name", "Renamed model")) == 0
+    assert titles and all(title.startswith("HelloEval score per task: Renamed model") for title in titles), titles
+    assert all(str(generations) not in title and "replay:" not in title for title in titles)
+    assert "Renamed model" in (out / "report.md").read_text(encoding="utf-8")

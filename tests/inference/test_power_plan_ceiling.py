@@ -12,7 +12,9 @@ from longform_eval.metric.uncertainty import independent_se, prompts_needed
 
 def one_reference(se: float, bound: float) -> PowerReference:
     run = SimpleNamespace(
-        label="runs/qwen2", scores={"benchmark": "hellobench", "config": "all"}, units=SimpleNamespace(unit="prompt")
+        label="runs/qwen2",
+        scores=SimpleNamespace(benchmark="hellobench", config="all"),
+        units=SimpleNamespace(unit="prompt"),
     )
     return PowerReference([run], "overall", independent_se(se), 640, False, 1.0, 5.0, 5, 1.0, None, bound)
 

@@ -45,8 +45,8 @@ METRICS = ["helloeval", "longbench_write", "longgenbench", "pairwise"]
 FREE = {"hellobench", "longbench_write"}
 RESTRICTED = {"longgenbench", "tencentllmeval"}
 TIMEOUT = 600
-REPO_LINE = re.compile(r"^(dataset|space) (\S+) \((public|private), ([^,]+), (\d+) files\)$")
-FILE_LINE = re.compile(r"^  (\S+)\s+([\d,]+) bytes$")
+REPO_LINE = re.compile(r"^(dataset|space) (\S+) \((public|private), ([^,]+), (\d+) files?\)$")
+FILE_LINE = re.compile(r"^  (\S+)\s+([\d,]+) bytes?$")
 
 
 def listed_repos(stdout: str) -> dict[tuple[str, str], dict]:

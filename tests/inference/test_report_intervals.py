@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from matplotlib.container import ErrorbarContainer
 from rich.console import Console
+from scores_documents import PAIRWISE_FIGURES, scores_with
 
 from longform_eval.inference.benchmarks import create_benchmark
+from longform_eval.inference.benchmarks.run_scores import VarianceParts
 from longform_eval.inference.cli import main
 from longform_eval.inference.report.markdown import COLUMNS, leaderboard, load_scores, run_cells, write_report
 from longform_eval.inference.report.sections import plots as report_plots
@@ -66,7 +68,7 @@ def chat_folder(gpt4o_replays, tmp_path_factory) -> tuple[Path, str]:
 
 def test_report_md_prints_the_headline_with_its_interval_and_what_it_means(chat_folder):
     out, _ = chat_folder
-    scores = load_scores(out)
+    scores = load_scores(out).document()
     overall, chat = scores["intervals"]["overall"], scores["intervals"]["chat"]
     assert overall["low"] < scores["overall"] < overall["high"] and overall["n"] == 12
     report = (out / "report.md").read_text()
@@ -82,12 +84,12 @@ def test_report_md_prints_the_headline_with_its_interval_and_what_it_means(chat_
 
 def test_the_summary_and_the_leaderboard_print_the_interval(chat_folder):
     out, printed = chat_folder
-    scores = load_scores(out)
+    scores = load_scores(out).document()
     expected = with_interval(scores["overall"], scores["intervals"]["overall"])
     summary = printed.split("\nsummary\n")[1]
     assert f"  score {expected} (scale -300..100; chat " in summary
     benchmark = create_benchmark("hellobench", "chat")
-    assert run_cells(out, scores, benchmark)[COLUMNS.index("score")] == expected
+    assert run_cells(out, load_scores(out), benchmark)[COLUMNS.index("score")] == expected
     shown = rendered(leaderboard([out]))
     assert f" {expected} " in shown and "its 95% interval" in shown
 
@@ -102,7 +104,7 @@ def test_without_judge_samples_the_variance_section_says_it_is_not_measured_and_
 
 def test_published_rows_carry_intervals_that_hold_the_published_figures(chat_folder):
     out, _ = chat_folder
-    scores = load_scores(out)
+    scores = load_scores(out).document()
     rows = report_table((out / "report.md").read_text())
     for model, published in PUBLISHED.items():
         cells = rows[(f"{model} (published)", JUDGE, "all 647: whole benchmark")]
@@ -158,7 +160,7 @@ def test_the_task_bar_plot_gets_error_bars_from_the_intervals(gpt4o_replays, tmp
     bars = [c for c in axis.containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 1 and "error bars: 95% CI" in axis.get_title()
     segments = bars[0].lines[2][0].get_segments()  # one vertical line per task: (x, low) -> (x, high)
-    scores = load_scores(out)
+    scores = load_scores(out).document()
     with_one = [t for t in scores["tasks"] if scores["intervals"][t]]
     expected = [scores["intervals"][t][side] for t in with_one for side in ("low", "high")]
     assert [y for segment in segments for _, y in segment if not math.isnan(y)] == pytest.approx(expected)
@@ -175,7 +177,7 @@ def test_a_measured_judge_noise_says_which_to_buy(gpt4o_replays, tmp_path):
     out = tmp_path / "noisy"
     with FaultServer(ok_answer=noisy_verdict) as server:
         assert main(noisy_run(generations, server.url, out, "--judge-samples", "3")) == 0
-    scores = load_scores(out)
+    scores = load_scores(out).document()
     # every row scores 50, 75 and 100 with the three seeds: the row means are all 75, so the figure's measured
     # variance is 0: no interval (never a zero width), and no split of a variance that was not measured
     assert scores["intervals"]["overall"] is None and "overall" not in scores["variance_split"]
@@ -190,7 +192,7 @@ def test_a_measured_judge_noise_says_which_to_buy(gpt4o_replays, tmp_path):
     assert split["se"] == pytest.approx(1.0)
     assert split["se_twice_the_judge_samples"] == pytest.approx(split["se"] / math.sqrt(2))
     assert split["se_twice_the_prompts"] == pytest.approx(split["se"] / math.sqrt(2))
-    line = variance_advice("overall", split, 3, 1.0)
+    line = variance_advice("overall", VarianceParts.model_validate(split), 3, 1.0)
     assert "0% of the variance from the prompts, 100% from the judge" in line
     assert f"to {split['se_twice_the_prompts']:.3f}; doubling the judge samples (3 to 6), to" in line
     assert line.endswith("100% of that gain without a new generation: buy judge samples.")
@@ -199,7 +201,7 @@ def test_a_measured_judge_noise_says_which_to_buy(gpt4o_replays, tmp_path):
 def test_where_the_prompts_dominate_the_advice_is_more_prompts():
     parts = VarianceSplit(total=4.0, judge=0.5, per_sample=1.0, n=100, judge_samples=2.0)
     found = parts.to_dict() | what_more_buys(parts)
-    line = variance_advice("overall", found, 2, 1.0)
+    line = variance_advice("overall", VarianceParts.model_validate(found), 2, 1.0)
     assert "88% of the variance from the prompts, 12% from the judge" in line
     assert f"(100 to 200) would bring the SE to {math.sqrt(2.0):.3f}" in line  # (3.5 + 0.5) / 2
     assert f"(2 to 4), to {math.sqrt(3.75):.3f}" in line  # 3.5 + 0.25
@@ -209,13 +211,16 @@ def test_where_the_prompts_dominate_the_advice_is_more_prompts():
 def test_a_pairwise_win_rate_whose_interval_holds_even_is_a_tie_not_a_win():
     benchmark = create_benchmark("tencentllmeval", "en")
     base = {"win_rate": 0.55, "gsb": 0.1, "baseline": "B", "flip_rate": 0.0, "length_controlled_win_rate": None}
+    headline = lambda figures: sections_for(benchmark).headline(  # noqa: E731
+        scores_with("tencentllmeval", "en", PAIRWISE_FIGURES | figures)
+    )
     tie = base | {"intervals": {"win_rate": {"low": 0.45, "high": 0.65, "se": 0.05, "n": 80}}}
-    assert sections_for(benchmark).headline(tie)[0] == "55.0 [45.0, 65.0]"
-    assert "a tie with the baseline at 95%" in sections_for(benchmark).headline(tie)[1]
+    assert headline(tie)[0] == "55.0 [45.0, 65.0]"
+    assert "a tie with the baseline at 95%" in headline(tie)[1]
     ahead = base | {"intervals": {"win_rate": {"low": 0.52, "high": 0.6, "se": 0.02, "n": 400}}}
-    assert "tie" not in sections_for(benchmark).headline(ahead)[1]
-    assert sections_for(benchmark).headline(base | {"intervals": {"win_rate": None}})[0] == "55.0 [no interval]"
-    assert sections_for(benchmark).headline(base)[0] == "55.0"  # a scores.json from before intervals
+    assert "tie" not in headline(ahead)[1]
+    assert headline(base | {"intervals": {"win_rate": None}})[0] == "55.0 [no interval]"
+    assert headline(base)[0] == "55.0"  # a scores.json from before intervals
 
 
 def test_rich_markup_in_a_run_name_shows_literally_in_the_leaderboard(gpt4o_replays, tmp_path):

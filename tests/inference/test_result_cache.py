@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from scores_documents import LONGBENCH_WRITE_FIGURES, scores_with
+
 from longform_eval.inference.report.result_cache import cached, scores_digest
 
 
@@ -28,6 +30,9 @@ def test_a_value_is_computed_once_per_key_and_a_damaged_entry_again(tmp_path, mo
 
 
 def test_runs_scored_with_several_judge_samples_are_not_cached():
-    assert scores_digest({"benchmark": "hellobench", "judge_samples": 3}) is None
-    one, same = scores_digest({"b": 1, "a": 2}), scores_digest({"a": 2, "b": 1})
-    assert one == same and len(one) == 64 and scores_digest({"a": 2, "b": 1.5}) != one
+    figures = LONGBENCH_WRITE_FIGURES
+    assert scores_digest(scores_with("longbench_write", "all", figures | {"judge_samples": 3})) is None
+    one = scores_digest(scores_with("longbench_write", "all", figures | {"b": 1, "a": 2}))
+    same = scores_digest(scores_with("longbench_write", "all", figures | {"a": 2, "b": 1}))
+    other = scores_digest(scores_with("longbench_write", "all", figures | {"a": 2, "b": 1.5}))
+    assert one == same and len(one) == 64 and other != one

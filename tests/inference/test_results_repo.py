@@ -18,6 +18,7 @@ import pytest
 import yaml
 from hub_standin import FAKE_TOKEN
 
+from longform_eval.inference.benchmarks.scores_json import run_scores
 from longform_eval.inference.cli import main, parser
 from longform_eval.inference.hub.results_table import FIELDS, result_row
 from longform_eval.inference.hub.run_info import RunInfo
@@ -191,6 +192,7 @@ def test_a_results_file_push_run_did_not_write_is_left_alone(online, hub, two_ru
 def test_the_model_revision_is_the_embedded_models_file_hash(two_runs):
     config = yaml.safe_load((two_runs["gpt4o"] / "config.yaml").read_text())
     scores = json.loads((two_runs["gpt4o"] / "scores.json").read_text())
+    scores = run_scores(scores)
     assert result_row(RunInfo("", config, scores, []))["model_revision"] is None  # a replay file: nothing recorded
     embedded = config | {"model": {"backend": "local", "model": "default", "options": {}}}
     revision = result_row(RunInfo("", embedded, scores, []))["model_revision"]

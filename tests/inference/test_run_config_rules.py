@@ -179,8 +179,8 @@ def test_import_refuses_repeated_and_unknown_ids_and_writes_nothing(gpt4o_replay
     repeated = responses_file(tmp_path / "repeated.jsonl", [*ids, ids[1]])
     unknown = responses_file(tmp_path / "unknown.jsonl", [*ids, "no_such_id", "summarization_001"])
     for source, skip, expected in [
-        (repeated, [], f"{repeated}: 1 ids given more than once ({ids[1]}); nothing imported"),
-        (repeated, ["--skip-unknown"], f"{repeated}: 1 ids given more than once ({ids[1]}); nothing imported"),
+        (repeated, [], f"{repeated}: 1 id given more than once ({ids[1]}); nothing imported"),
+        (repeated, ["--skip-unknown"], f"{repeated}: 1 id given more than once ({ids[1]}); nothing imported"),
         (unknown, [], "2 ids that hellobench:chat does not have (no_such_id, summarization_001); nothing imported"),
     ]:
         status, err = outcome(capsys, [*command, str(source), *skip])

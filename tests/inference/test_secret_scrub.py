@@ -241,7 +241,7 @@ def test_run_exits_1_while_a_call_is_pending(gpt4o_replays, tmp_path, monkeypatc
     monkeypatch.setattr(shared, "create_backend", lambda spec: DropsTheLast(create_backend(spec)))
     args = chat_run(3, f"replay:{generations}", f"replay:{verdicts}", str(tmp_path / "run"))
     assert main(args) == 1
-    assert "2 calls not made yet (1 generations and 1 judge calls pending in all)" in capsys.readouterr().err
+    assert "2 calls not made yet (1 generation and 1 judge call pending in all)" in capsys.readouterr().err
     assert main(args) == 1  # still one short: the dropped request is the last one again
     monkeypatch.setattr(shared, "create_backend", create_backend)  # a backend that answers every request
     assert main(args) == 0

@@ -39,7 +39,7 @@ def too_wide(text: str, width: int) -> list[str]:
 
 
 def headline(folder: Path) -> str:
-    scores = load_scores(folder)
+    scores = load_scores(folder).document()
     interval = scores["intervals"]["overall"]
     return f"{scores['overall']:.2f} [{interval['low']:.2f}, {interval['high']:.2f}]"
 

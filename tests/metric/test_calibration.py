@@ -126,7 +126,7 @@ def test_helloeval_falls_back_to_pooled_rows_when_a_task_has_too_few_annotations
     judge = {f"r{i}": ("chat" if i < 10 else "summarization", 60.0 + i) for i in range(20)}
     human = [(f"r{i}", 50.0 + i) for i in (0, 1, 2, 10)]  # summarization: one annotated row
     found = calibrate_overall(judge, human)
-    assert "pooled over rows" in found.notes[0] and "task summarization has 1 annotated" in found.notes[0]
+    assert "pooled over rows" in found.notes[0] and "task summarization has 1 of 10 rows annotated" in found.notes[0]
     assert found.ppi is not None and found.ppi.estimate < found.judge_only.estimate
 
 

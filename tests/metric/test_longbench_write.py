@@ -224,7 +224,7 @@ def test_replies_that_are_unscored_under_both_rules(rule, completion, reason):
 def test_a_missing_dimension_is_unscored_by_default_and_filled_with_3_only_on_request():
     partial = json.dumps({"Relevance": 5, "Accuracy": 5, "Coherence": 5, "Breadth and Depth": 5})
     strict = parse_judgement(partial)
-    assert strict.scores == Unscored("missing dimension(s): Clarity, Reading Experience")
+    assert strict.scores == Unscored("missing dimensions: Clarity, Reading Experience")
     filled = parse_judgement(partial, "upstream_fill")
     assert filled.scores == verdict(5, 5, 5, 3, 5, 3) and filled.filled == ("Clarity", "Reading Experience")
 

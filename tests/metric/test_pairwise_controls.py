@@ -235,7 +235,7 @@ def test_style_control_on_pandalm_has_intervals_around_the_ratings(pandalm):
 def test_style_control_rejects_bad_input_naming_the_position_or_field(pandalm):
     battles, _, _ = pandalm
     style = StyleFeatures(10, 0, 0, 0)
-    with pytest.raises(ValueError, match="styles has 1 entries for 2 battles"):
+    with pytest.raises(ValueError, match="styles has 1 entry for 2 battles"):
         style_controlled_bradley_terry(battles[:2], [(style, style)])
     with pytest.raises(ValueError, match=r"styles\[1\]: expected \(style of A, style of B\)"):
         style_controlled_bradley_terry(battles[:2], [(style, style), (style, {"tokens": 3})])

@@ -304,7 +304,7 @@ def test_shared_units_aligns_two_runs_on_the_ids_both_have():
         (lambda: interval(mean([1.0, 2.0]), Design.simple(3)), "figure 'figure': has 2 prompts, the design 3"),
         (lambda: mean([1.0, np.nan], scored=[True, True]), r"values\[1\]: nan is not a finite number at a scored"),
         (lambda: mean([1.0, 2.0], scored=[True]), "scored: 1 flags for 2 values"),
-        (lambda: stratified_mean([1.0, 2.0], ["a"]), "strata: 1 labels for 2 values"),
+        (lambda: stratified_mean([1.0, 2.0], ["a"]), "strata: 1 label for 2 values"),
         (lambda: ratio([1.0], [1.0, 2.0]), "ratio: numerator"),
         (lambda: weighted_sum([mean([1.0]), mean([1.0, 2.0])], [1, 1]), "different numbers of units"),
         (lambda: Design.simple(0), "n_units must be a positive integer, got 0"),

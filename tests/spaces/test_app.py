@@ -28,7 +28,7 @@ def test_gradio_client_loads_an_item_votes_and_reads_the_leaderboard(running_app
     reveal = client.predict("tester", api_name="/vote_B")
     assert "already voted" in reveal and arena.store.count() == 1
     summary, *_ = client.predict(api_name="/leaderboard")
-    assert summary.startswith("**1 human votes**")
+    assert summary.startswith("**1 human vote**")
 
 
 def test_votes_and_pairs_are_not_serialized_and_the_leaderboard_has_one_worker(small_pool, tmp_path):
@@ -141,7 +141,7 @@ def test_browser_vote_changes_the_leaderboard_and_model_output_stays_inert(runni
     browser.find_element(By.CSS_SELECTOR, "#vote-A").click()
     wait_for(lambda: "You voted" in text_of(browser, "#reveal"))
     browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Leaderboard')]").click()
-    wait_for(lambda: "1 human votes" in text_of(browser, "#leaderboard-summary"))
+    wait_for(lambda: "1 human vote" in text_of(browser, "#leaderboard-summary"))
     browser.save_screenshot(str(tmp_path / "leaderboard.png"))
     assert arena.store.count() == 1
 
@@ -167,7 +167,7 @@ def test_browser_page_opens_with_a_pair_loaded_and_a_chinese_question_rendered(z
     wait_for(lambda: "You voted" in text_of(browser, "#reveal"))
     assert "imported:writer-a" in text_of(browser, "#reveal") and arena.store.count() == 1
     browser.find_element(By.XPATH, "//button[@role='tab' and contains(., 'Leaderboard')]").click()
-    wait_for(lambda: "1 human votes" in text_of(browser, "#leaderboard-summary"))
+    wait_for(lambda: "1 human vote" in text_of(browser, "#leaderboard-summary"))
 
 
 def upload(url: str, size: int) -> int:

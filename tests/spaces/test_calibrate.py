@@ -6,6 +6,7 @@ import json
 import time
 
 import pytest
+from scores_documents import HELLOBENCH_FIGURES, scores_with
 
 from longform_eval.inference.cli import main as cli_main
 from longform_eval.metric.calibration.simulation import TRUE_WIN_RATE, simulate
@@ -185,7 +186,9 @@ def test_which_labels_calibrate_a_run_is_the_benchmark_s_to_say():
         {"id": "a", "subcategory": "roleplaying_writing", "row_score": 80.0},
         {"id": "b", "subcategory": "roleplaying_writing", "row_score": None},
     ]
-    (row,) = create_benchmark("hellobench").checklist_rows({"rows": rows})
+    (row,) = create_benchmark("hellobench").checklist_rows(
+        scores_with("hellobench", "all", HELLOBENCH_FIGURES | {"rows": rows})
+    )
     assert (row.id, row.subcategory, row.score) == ("a", "roleplaying_writing", 80.0) and row.task
 
 

@@ -257,7 +257,7 @@ def test_after_one_vote_the_ratings_have_no_interval_and_no_rank():
     board = compute_board(votes_between({("m1", "m2"): 1.0}, 1), bootstrap=10)
     for _, rank, elo, bt, battles in board.human:
         assert rank == "-" and battles == 1
-        assert re.fullmatch(r"\d+ \[no interval: 1 battles, fewer than 20: not ranked\]", elo), elo
+        assert re.fullmatch(r"\d+ \[no interval: 1 battle, fewer than 20: not ranked\]", elo), elo
         assert bt == "-"  # no finite Bradley-Terry rating from one vote
     assert "2549" not in str(board.human)
 

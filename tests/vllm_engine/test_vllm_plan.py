@@ -161,7 +161,7 @@ def test_given_settings_are_kept_and_rows_longer_than_max_model_len_are_named_an
     assert {k: started[k] for k in given} == given
     assert results["r0"].extra["engine"] == "vllm fake, structured outputs guidance, compact JSON not controlled"
     printed = capsys.readouterr().err
-    assert "vllm: 1 row(s) longer than max_model_len 4096 tokens (vLLM refuses them): long" in printed
+    assert "vllm: 1 row longer than max_model_len 4096 tokens (vLLM refuses them): long" in printed
     assert results["long"].error.startswith("vLLM refused the request") and not results["r0"].error
 
 

@@ -25,7 +25,8 @@ from longform_eval.metric.uncertainty.units import UnitTable
 from ...backends.base import Request
 from ...config import GenerationConfig
 from ..base import Benchmark, BenchmarkArgs, JudgeCall, PairwiseBattle, PaperSettings, sampling_config
-from ..layouts import PairwiseLayout
+from ..layouts import LengthControl, PairwiseLayout
+from ..run_scores import RunScores
 from .baseline import REFERENCE, BaselineRun, checked_baseline, read_baseline_run
 from .calls import PairItem, item_verdict, judge_key, pair_calls, parse_reply, parts
 from .scores import JudgedItem, score_items
@@ -159,39 +160,40 @@ class PairwiseBenchmark(Benchmark):
 
     judge_noise_column = "win"
 
-    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None:
+    def unit_table(self, figures: PairwiseLayout) -> UnitTable | None:
         """One unit per compared question; unscored comparisons are NaN."""
-        records = scores.get("battles") or []
+        records = figures.battles
         if not records:
             return None
-        values = [np.nan if r["outcome"] is None else WIN_VALUE[Outcome(r["outcome"])] for r in records]
-        return UnitTable(ids=tuple(r["id"] for r in records), columns={"win": np.array(values)}, unit="question")
+        values = [np.nan if r.outcome is None else WIN_VALUE[Outcome(r.outcome)] for r in records]
+        return UnitTable(ids=tuple(r.id for r in records), columns={"win": np.array(values)}, unit="question")
 
     def figures(self, units: UnitTable) -> dict[str, Figure]:
         return pairwise_figures(units["win"])
 
-    def fitted_intervals(self, scores: dict[str, Any]) -> dict[str, tuple[dict[str, Any], str]]:
+    def fitted_intervals(self, figures: PairwiseLayout) -> dict[str, tuple[dict[str, Any], str]]:
         """The LC win rate's normal 95% interval from the GLM's own standard error (alpaca_eval's
         `lc_standard_error`: the spread of the predictions, not a refit: a refit takes about 0.5 s)."""
-        fitted = scores.get("length_controlled") or {}
-        if fitted.get("standard_error") is None or fitted.get("length_controlled_win_rate") is None:
+        fitted = figures.length_controlled
+        if not isinstance(fitted, LengthControl):  # none, or `unavailable`
             return {}
-        interval = normal_interval(fitted["length_controlled_win_rate"], fitted["standard_error"], fitted["n"])
+        interval = normal_interval(fitted.length_controlled_win_rate, fitted.standard_error, fitted.n)
         method = "normal 95% interval from the GLM's standard error (alpaca_eval's lc_standard_error)"
         return {"length_controlled_win_rate": (interval.to_dict(), method)}
 
-    def pairwise_battles(self, scores: dict[str, Any]) -> list[PairwiseBattle]:
+    def pairwise_battles(self, scores: RunScores) -> list[PairwiseBattle]:
+        figures: PairwiseLayout = scores.figures
         return [
             PairwiseBattle(
-                record["id"],
-                scores["model"],
-                scores["baseline"],
-                record["outcome"],
-                (record["chars"][0], record["chars"][1]),
-                (StyleFeatures(**record["styles"][0]), StyleFeatures(**record["styles"][1])),
+                record.id,
+                scores.model,
+                figures.baseline,
+                record.outcome,
+                (record.chars[0], record.chars[1]),
+                (StyleFeatures(**record.styles[0].model_dump()), StyleFeatures(**record.styles[1].model_dump())),
             )
-            for record in scores.get("battles", [])
-            if record["outcome"] is not None
+            for record in figures.battles
+            if record.outcome is not None
         ]
 
 

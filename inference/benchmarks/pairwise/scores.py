@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from longform_eval.common.plurals import counted
 from longform_eval.metric import Unscored
 from longform_eval.metric.longbench_write.scoring import count_length
 from longform_eval.metric.pairwise import (
@@ -108,7 +109,8 @@ def ratings(battles: list[Battle], styles: list[tuple]) -> dict[str, Any]:
 
 def length_controlled(battles: list[Battle], lengths: list[tuple[int, int]]) -> dict[str, Any]:
     if len(battles) < LC_FOLDS:
-        return {"unavailable": f"{len(battles)} scored comparisons; its {LC_FOLDS}-fold fit needs at least {LC_FOLDS}"}
+        found = counted(len(battles), "scored comparison")
+        return {"unavailable": f"{found}; its {LC_FOLDS}-fold fit needs at least {LC_FOLDS}"}
     try:
         fitted = length_controlled_win_rates(battles, lengths, BASELINE)[MODEL]
     except ValueError as error:

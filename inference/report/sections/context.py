@@ -28,6 +28,8 @@ from longform_eval.metric.helloeval.weights import flat_weights, task_of_subcate
 from longform_eval.metric.uncertainty.unit_intervals import FigureSource, figure_intervals
 from longform_eval.metric.uncertainty.units import UnitTable
 
+from ...benchmarks.layouts import HelloBenchLayout
+from ...benchmarks.run_scores import figures_of
 from ...yaml_files import options_file
 from .tables import NO_INTERVALS, Bounds, fmt, fmt_interval, markdown_table
 
@@ -58,7 +60,7 @@ AGREEMENT_KEYS = (
 class UnitSource(FigureSource, Protocol):
     """What a published row's interval needs of a benchmark: its unit table and its figures."""
 
-    def unit_table(self, scores: dict[str, Any]) -> UnitTable | None: ...
+    def unit_table(self, figures: Any) -> UnitTable | None: ...
 
 
 @dataclass(frozen=True)
@@ -91,11 +93,11 @@ class RunContext:
 
 @dataclass(frozen=True)
 class Published:
-    """A released model's HelloEval figures (the scores.json layout) over some prompts."""
+    """A released model's HelloEval figures (as a run's scores.json has them: `HelloBenchLayout`) over some prompts."""
 
     model: str
     prompts: str
-    scores: dict[str, Any]
+    figures: HelloBenchLayout
 
 
 def context_lines(context: RunContext, run_judge: str | None) -> list[str]:
@@ -176,9 +178,9 @@ def published_scores(
     return figures | {"rows": rows}
 
 
-def published_interval(benchmark: UnitSource, scores: dict[str, Any], name: str) -> dict[str, Any] | None:
-    """Figure `name`'s 95% interval over the rows of `scores` (`published_scores`), computed as a run's own is."""
-    units = benchmark.unit_table(scores)
+def published_interval(benchmark: UnitSource, figures: HelloBenchLayout, name: str) -> dict[str, Any] | None:
+    """Figure `name`'s 95% interval over the rows of `figures` (`published_scores`), computed as a run's own is."""
+    units = benchmark.unit_table(figures)
     if units is None:
         return None
     figure = benchmark.figures(units)[name]
@@ -204,13 +206,12 @@ def model_figures(
     source: Path, model: str, prompts: dict[str, tuple[str, int]], run_ids: Set[str] | None
 ) -> list[Published]:
     verdicts = released_verdicts(source, model)
-    found = [
-        Published(model, f"all {len(prompts)}: whole benchmark", published_scores(verdicts, prompts, set(prompts)))
-    ]
+    figures = lambda ids: figures_of(HelloBenchLayout, published_scores(verdicts, prompts, ids))  # noqa: E731
+    found = [Published(model, f"all {len(prompts)}: whole benchmark", figures(set(prompts)))]
     if run_ids:
         same = run_ids & set(prompts)
         label = f"same {len(same)} as this run" + ("" if same == run_ids else f" (of its {len(run_ids)})")
-        found.append(Published(model, label, published_scores(verdicts, prompts, same)))
+        found.append(Published(model, label, figures(same)))
     return found
 
 

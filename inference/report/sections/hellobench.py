@@ -4,10 +4,11 @@ figures scored from their released GPT-4o verdicts beside the run's."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from longform_eval.dataset_builder.hellobench import NAME as HELLOBENCH
 
+from ...benchmarks.layouts import HelloBenchLayout
+from ...benchmarks.run_scores import RunScores
 from .base import ReportSection, Sections, shown_model
 from .context import (
     RELEASED_JUDGE,
@@ -27,41 +28,45 @@ CONTEXTS: dict[tuple, tuple[list[ContextRow], list[str]]] = {}  # published rows
 MAX_CONTEXTS = 16
 
 
+def task_details(figures: HelloBenchLayout) -> str:
+    """Each task's score, in a few characters: `chat 12.50 summ -3.00 ...`."""
+    return " ".join(f"{t[:4]} {fmt(group.score)}" for t, group in figures.tasks.items())
+
+
 class HelloBenchSections(Sections):
-    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
+    def report_section(self, scores: RunScores, folder: Path) -> ReportSection:
+        figures: HelloBenchLayout = scores.figures
         lines = [
-            f"**Overall HelloEval score: {fmt_figure(scores, 'overall', scores['overall'])}** (mean of task scores, "
+            f"**Overall HelloEval score: {fmt_figure(scores, 'overall', figures.overall)}** (mean of task scores, "
             f"-300..100; a task score is (mean row score - 75) x 4, so a row score of 75 maps to 0 and 0 to the floor "
-            f"-300); scored rows {scores['n_scored']}, unscored {scores['n_unscored']}; mean word count "
-            f"{fmt(scores['mean_word_count'], 0)}.",
+            f"-300); scored rows {figures.n_scored}, unscored {figures.n_unscored}; mean word count "
+            f"{fmt(figures.mean_word_count, 0)}.",
             "",
             *markdown_table(
                 ("task", "score", "95% CI", "mean row score", "scored", "unscored", "words"),
                 [
-                    (t, fmt(s["score"]), fmt_bounds(interval_of(scores, t)), fmt(s["mean_row_score"]), s["n_scored"])
-                    + (s["n_unscored"], fmt(s["mean_word_count"], 0))
-                    for t, s in scores["tasks"].items()
+                    (t, fmt(g.score), fmt_bounds(interval_of(scores, t)), fmt(g.mean_row_score), g.n_scored)
+                    + (g.n_unscored, fmt(g.mean_word_count, 0))
+                    for t, g in figures.tasks.items()
                 ],
             ),
             "",
             *markdown_table(
                 ("subcategory", "mean row score (0..100)", "scored", "unscored"),
-                [
-                    (n, fmt(s["mean_row_score"]), s["n_scored"], s["n_unscored"])
-                    for n, s in scores["subcategories"].items()
-                ],
+                [(n, fmt(g.mean_row_score), g.n_scored, g.n_unscored) for n, g in figures.subcategories.items()],
             ),
         ]
-        if scores["unscored_reasons"]:
-            lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
+        if figures.unscored_reasons:
+            lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in figures.unscored_reasons.items()]]
         plots, absent = split_plots(self.plots(scores, folder))
         return ReportSection(lines + ([""] + absent if absent else []), plots)
 
-    def plots(self, scores: dict[str, Any], folder: Path) -> list[Plot]:
-        tasks = {t: s["score"] for t, s in scores["tasks"].items() if s["score"] is not None}
+    def plots(self, scores: RunScores, folder: Path) -> list[Plot]:
+        figures: HelloBenchLayout = scores.figures
+        tasks = {t: g.score for t, g in figures.tasks.items() if g.score is not None}
         found = {t: interval_of(scores, t) for t in tasks}
         bounds = {t: (b["low"], b["high"]) for t, b in found.items() if isinstance(b, dict)}
-        rows = [r for r in scores.get("rows", []) if r["row_score"] is not None]
+        rows = [r for r in figures.rows if r.row_score is not None]
         model = shown_model(folder, scores)  # the display name, not a file path
         return [
             bar_plot(
@@ -74,8 +79,8 @@ class HelloBenchSections(Sections):
             ),
             scatter_plot(
                 folder / "score_vs_words.png",
-                [r["words"] for r in rows],
-                [r["row_score"] for r in rows],
+                [r.words for r in rows],
+                [r.row_score for r in rows],
                 xlabel="response words (nltk tokens)",
                 ylabel="row score (0..100)",
                 title="Score against length",
@@ -83,16 +88,15 @@ class HelloBenchSections(Sections):
             ),
         ]
 
-    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        details = " ".join(f"{t[:4]} {fmt(v['score'])}" for t, v in scores["tasks"].items())
-        return fmt_figure(scores, "overall", scores["overall"]), details
+    def headline(self, scores: RunScores) -> tuple[str, str]:
+        return fmt_figure(scores, "overall", scores.figures.overall), task_details(scores.figures)
 
-    def context(self, scores: dict[str, Any], folder: Path) -> RunContext:
+    def context(self, scores: RunScores, folder: Path) -> RunContext:
         """The released models scored from their released GPT-4o verdicts, over all main prompts and over this run's
         (length-constrained prompts are other prompts: no same-prompt rows for them). Runs of one selection (a
         leaderboard's, a report's of several runs) share it: it is computed once per source, config and prompts."""
         main = not self.benchmark.config.startswith("length_constrained")
-        ids = frozenset(r["id"] for r in scores.get("rows", [])) if main else None
+        ids = frozenset(r.id for r in scores.figures.rows) if main else None
         source = released_source(HELLOBENCH, configured_source(folder))
         key = (source, self.benchmark.config, ids)
         if key not in CONTEXTS:
@@ -111,14 +115,14 @@ class HelloBenchSections(Sections):
 
     def context_row(self, published: Published) -> ContextRow:
         """The published figure with its interval, computed as a run's own (`published_interval`)."""
-        scores = published.scores
-        unscored = f", {scores['n_unscored']} unscored" if scores["n_unscored"] else ""
+        figures = published.figures
+        unscored = f", {figures.n_unscored} unscored" if figures.n_unscored else ""
         return ContextRow(
             f"{published.model} (published)",
             RELEASED_JUDGE,
             published.prompts + unscored,
-            scores["overall"],
+            figures.overall,
             self.benchmark.headline_scale,
-            self.headline(scores)[1],
-            published_interval(self.benchmark, scores, "overall"),
+            task_details(figures),
+            published_interval(self.benchmark, figures, "overall"),
         )

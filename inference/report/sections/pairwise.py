@@ -4,9 +4,12 @@ four ways, overall and per group."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from pydantic import BaseModel
+
+from ...benchmarks.layouts import LengthControl, Outcomes, PairwiseLayout, Rating
 from ...benchmarks.pairwise.scores import BASELINE, MODEL
+from ...benchmarks.run_scores import RunScores
 from .base import ReportSection, Sections
 from .plots import bar_plot, split_plots
 from .tables import fmt, fmt_figure, holds, interval_of, markdown_table
@@ -18,56 +21,59 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def interval(figures: dict[str, Any] | None) -> str:
+def interval(rating: Rating | None) -> str:
     """A rating with its interval; `[no interval: why]` where it has none (too few comparisons to rank it)."""
-    if not figures:
+    if rating is None:
         return "-"
-    if figures.get("lower") is None or figures.get("upper") is None:
-        why = figures.get("note")
-        return f"{fmt(figures.get('rating'), 1)} [no interval{f': {why}' if why else ''}]"
-    return f"{fmt(figures['rating'], 1)} [{fmt(figures['lower'], 1)}, {fmt(figures['upper'], 1)}]"
+    if rating.lower is None or rating.upper is None:
+        why = rating.note
+        return f"{fmt(rating.rating, 1)} [no interval{f': {why}' if why else ''}]"
+    return f"{fmt(rating.rating, 1)} [{fmt(rating.lower, 1)}, {fmt(rating.upper, 1)}]"
 
 
-def win_rate_text(scores: dict[str, Any], name: str, value: float | None) -> str:
-    """A win rate (a fraction in scores.json) as a percent with its 95% interval."""
-    return fmt_figure(scores, name, value, digits=1, scale=100, unit="%")
+def win_rate_text(source: BaseModel, name: str, value: float | None) -> str:
+    """A win rate (a fraction in scores.json) as a percent with its 95% interval (`source`: the run's scores, or a
+    group's outcomes, with their intervals)."""
+    return fmt_figure(source, name, value, digits=1, scale=100, unit="%")
 
 
-def tie_with_baseline(scores: dict[str, Any]) -> str:
+def tie_with_baseline(scores: RunScores) -> str:
     """`(a tie: ...)` when the win rate's interval holds 50%: the run does not tell the model from its baseline."""
     if not holds(interval_of(scores, "win_rate"), EVEN):
         return ""
     return " (a tie: the 95% interval holds 50%, so this run does not tell the model from its baseline)"
 
 
-def headline_lines(scores: dict[str, Any]) -> list[str]:
-    overall = scores["overall"]
-    lc = scores.get("length_controlled", {})
+def headline_lines(scores: RunScores) -> list[str]:
+    figures: PairwiseLayout = scores.figures
+    overall = figures.overall
+    lc = figures.length_controlled
     lc_text = (
-        f"{win_rate_text(scores, 'length_controlled_win_rate', lc['length_controlled_win_rate'])} "
-        f"(SE {percent(lc['standard_error'])})"
-        if "length_controlled_win_rate" in lc
-        else f"not fitted ({lc.get('unavailable', 'no scored comparison')})"
+        f"{win_rate_text(scores, 'length_controlled_win_rate', lc.length_controlled_win_rate)} "
+        f"(SE {percent(lc.standard_error)})"
+        if isinstance(lc, LengthControl)
+        else f"not fitted ({lc.unavailable if lc is not None else 'no scored comparison'})"
     )
-    flips = f"; flip rate {percent(scores.get('flip_rate'))} (orders that disagree count as a tie)"
+    flips = f"; flip rate {percent(figures.flip_rate)} (orders that disagree count as a tie)"
     return [
-        f"**Win rate against {scores['baseline']}: {win_rate_text(scores, 'win_rate', scores.get('win_rate'))}**"
+        f"**Win rate against {figures.baseline}: {win_rate_text(scores, 'win_rate', figures.win_rate)}**"
         f"{tie_with_baseline(scores)} (ties count half; TencentLLMEval's formula, which gives nothing for equally "
-        f"bad: {percent(overall.get('tencent_win_rate'))}); length-controlled win rate (alpaca_eval 2.0 GLM): "
+        f"bad: {percent(overall.tencent_win_rate)}); length-controlled win rate (alpaca_eval 2.0 GLM): "
         f"{lc_text}.",
         "",
-        f"Judge mode `{scores['mode']}`; GSB {fmt_figure(scores, 'gsb', overall.get('gsb'))}; equally good "
-        f"{percent(overall.get('equally_good_rate'))}, equally bad {percent(overall.get('equally_bad_rate'))}"
-        + (flips if "flip_rate" in overall else "")
-        + f". Scored comparisons {scores['n_scored']}, unscored {scores['n_unscored']}, rows without a baseline "
-        f"answer {scores['n_no_baseline']}.",
+        f"Judge mode `{figures.mode}`; GSB {fmt_figure(scores, 'gsb', overall.gsb)}; equally good "
+        f"{percent(overall.equally_good_rate)}, equally bad {percent(overall.equally_bad_rate)}"
+        + (flips if "flip_rate" in overall.model_fields_set else "")
+        + f". Scored comparisons {figures.n_scored}, unscored {figures.n_unscored}, rows without a baseline "
+        f"answer {figures.n_no_baseline}.",
     ]
 
 
-def rating_lines(scores: dict[str, Any]) -> list[str]:
-    if "elo" not in scores:
+def rating_lines(scores: RunScores) -> list[str]:
+    figures: PairwiseLayout = scores.figures
+    if "elo" not in figures.model_fields_set:
         return []
-    names = {MODEL: scores["model"], BASELINE: scores["baseline"]}
+    names = {MODEL: scores.model, BASELINE: figures.baseline}
     return [
         "",
         "Ratings from this run's comparisons (Elo: K = 4, 20 seeded shuffles; Bradley-Terry on the Elo scale with "
@@ -78,9 +84,9 @@ def rating_lines(scores: dict[str, Any]) -> list[str]:
             [
                 (
                     names[role],
-                    fmt(scores["elo"].get(role), 1),
-                    interval(scores["bradley_terry"].get(role)),
-                    interval(scores["style_controlled_bt"].get(role)),
+                    fmt(figures.elo.get(role), 1),
+                    interval(figures.bradley_terry.get(role)),
+                    interval(figures.style_controlled_bt.get(role)),
                 )
                 for role in (MODEL, BASELINE)
             ],
@@ -88,7 +94,7 @@ def rating_lines(scores: dict[str, Any]) -> list[str]:
     ]
 
 
-def group_table(field: str, groups: dict[str, dict[str, Any]]) -> list[str]:
+def group_table(field: str, groups: dict[str, Outcomes]) -> list[str]:
     return markdown_table(
         (
             field,
@@ -104,41 +110,40 @@ def group_table(field: str, groups: dict[str, dict[str, Any]]) -> list[str]:
         [
             (
                 name,
-                g["n"],
-                g["n_unscored"],
-                win_rate_text(g, "win_rate", g.get("win_rate")),
-                percent(g.get("tencent_win_rate")),
-                fmt_figure(g, "gsb", g.get("gsb")),
-                percent(g.get("equally_good_rate")),
-                percent(g.get("equally_bad_rate")),
-                percent(g.get("flip_rate")),
+                g.n,
+                g.n_unscored,
+                win_rate_text(g, "win_rate", g.win_rate),
+                percent(g.tencent_win_rate),
+                fmt_figure(g, "gsb", g.gsb),
+                percent(g.equally_good_rate),
+                percent(g.equally_bad_rate),
+                percent(g.flip_rate),
             )
             for name, g in groups.items()
         ],
     )
 
 
-def pairwise_section(scores: dict[str, Any], folder: Path) -> ReportSection:
-    if scores.get("baseline") is None:
+def pairwise_section(scores: RunScores, folder: Path) -> ReportSection:
+    figures: PairwiseLayout = scores.figures
+    if figures.baseline is None:
         return ReportSection(["No baseline was given: nothing was compared (pass --baseline)."])
     lines = [*headline_lines(scores), *rating_lines(scores)]
-    for field, groups in scores["groups"].items():
+    for field, groups in figures.groups.items():
         lines += ["", *group_table(field, groups)]
-    if scores["groups"] and "group_interval_method" in scores:
-        lines += ["", f"Group intervals: {scores['group_interval_method']}."]
-    if scores["unscored_reasons"]:
-        lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in scores["unscored_reasons"].items()]]
-    first_field = next(iter(scores["groups"]), None)
+    if figures.groups and "group_interval_method" in figures.model_fields_set:
+        lines += ["", f"Group intervals: {figures.group_interval_method}."]
+    if figures.unscored_reasons:
+        lines += ["", "Unscored reasons:", *[f"- {r}: {n}" for r, n in figures.unscored_reasons.items()]]
+    first_field = next(iter(figures.groups), None)
     rates = {
-        name: 100 * g["win_rate"]
-        for name, g in scores["groups"].get(first_field, {}).items()
-        if g.get("win_rate") is not None
+        name: 100 * g.win_rate for name, g in figures.groups.get(first_field, {}).items() if g.win_rate is not None
     }
     plot = bar_plot(
         folder / "win_rate_per_group.png",
         rates,
         ylabel="win rate (%)",
-        title=f"Win rate against {scores['baseline']} per {first_field}",
+        title=f"Win rate against {figures.baseline} per {first_field}",
         unit=f"{first_field}s with a scored comparison",
     )
     plots, absent = split_plots([plot])
@@ -146,14 +151,15 @@ def pairwise_section(scores: dict[str, Any], folder: Path) -> ReportSection:
 
 
 class PairwiseSections(Sections):
-    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
+    def report_section(self, scores: RunScores, folder: Path) -> ReportSection:
         return pairwise_section(scores, folder)
 
-    def headline(self, scores: dict[str, Any]) -> tuple[str, str]:
-        lc = scores.get("length_controlled_win_rate")
+    def headline(self, scores: RunScores) -> tuple[str, str]:
+        figures: PairwiseLayout = scores.figures
+        lc = figures.length_controlled_win_rate
         tie = "; a tie with the baseline at 95%" if holds(interval_of(scores, "win_rate"), EVEN) else ""
         return (
-            fmt_figure(scores, "win_rate", scores.get("win_rate"), digits=1, scale=100),
-            f"win rate % vs {scores.get('baseline')}{tie}; LC {fmt(None if lc is None else 100 * lc, 1)} "
-            f"GSB {fmt(scores.get('gsb'))} flips {fmt(scores.get('flip_rate'))}",
+            fmt_figure(scores, "win_rate", figures.win_rate, digits=1, scale=100),
+            f"win rate % vs {figures.baseline}{tie}; LC {fmt(None if lc is None else 100 * lc, 1)} "
+            f"GSB {fmt(figures.gsb)} flips {fmt(figures.flip_rate)}",
         )

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from longform_eval.common.atomic import replacing
-from longform_eval.common.shown import harmless
 
-from ...secret_values import scrub
+from ...scrubbed_output import scrubbed_text
 from .drawn import drawn_once
 
 
@@ -80,7 +79,7 @@ def shown_texts(figure) -> None:
     for text in figure.findobj(Text):
         content = text.get_text()
         if content:
-            text.set_text(harmless(scrub(content)))
+            text.set_text(scrubbed_text(content))
 
 
 def fit_title(axis) -> None:

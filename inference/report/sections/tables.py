@@ -6,6 +6,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from pydantic import BaseModel
+
+from ...benchmarks.layouts import field_value
+from ...benchmarks.run_scores import RunScores
+
 
 class NoIntervals:
     """Stands for the interval of a figure in a scores.json written before intervals: the figure prints alone."""
@@ -51,12 +56,16 @@ def signed_with_interval(value: float, low: float, high: float) -> str:
     return f"{value:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
-def interval_of(scores: Mapping[str, Any], name: str) -> Bounds:
-    """Figure `name`'s interval in scores.json; None when the figure has none, NO_INTERVALS when scores.json
+def interval_of(source: BaseModel | Mapping[str, Any], name: str) -> Bounds:
+    """Figure `name`'s interval in the `intervals` of `source` (a RunScores, a group of its figures that has its own,
+    or another results file's JSON object: agreement.json); None when the figure has none, NO_INTERVALS when the file
     predates intervals."""
-    if "intervals" not in scores:
+    if isinstance(source, Mapping):
+        return (source["intervals"] or {}).get(name) if "intervals" in source else NO_INTERVALS
+    if "intervals" not in source.model_fields_set:
         return NO_INTERVALS
-    return (scores["intervals"] or {}).get(name)
+    found = (getattr(source, "intervals", None) or {}).get(name)
+    return None if found is None else found.model_dump()
 
 
 def scaled(value: float | None, scale: float) -> float | None:
@@ -83,16 +92,23 @@ def fmt_interval(value: float | None, bounds: Bounds, digits: int = 2, scale: fl
 
 
 def fmt_figure(
-    scores: Mapping[str, Any], name: str, value: float | None, digits: int = 2, scale: float = 1.0, unit: str = ""
+    source: BaseModel | Mapping[str, Any],
+    name: str,
+    value: float | None,
+    digits: int = 2,
+    scale: float = 1.0,
+    unit: str = "",
 ) -> str:
-    """Figure `name` of scores.json (its value `value`) with its interval, as `fmt_interval` prints it."""
-    return fmt_interval(value, interval_of(scores, name), digits, scale, unit)
+    """Figure `name` of `source` (`interval_of`'s; its value `value`) with its interval, as `fmt_interval` prints it."""
+    return fmt_interval(value, interval_of(source, name), digits, scale, unit)
 
 
-def fmt_figures(scores: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+def fmt_figures(scores: RunScores, labels: Mapping[str, str]) -> str:
     """Top-level figures of scores.json with their intervals: `CR 12.00 [8.00, 16.00], STIC-1 ...` (labels: scores.json
     key -> printed name)."""
-    return ", ".join(f"{label} {fmt_figure(scores, name, scores.get(name))}" for name, label in labels.items())
+    return ", ".join(
+        f"{label} {fmt_figure(scores, name, field_value(scores.figures, name))}" for name, label in labels.items()
+    )
 
 
 def holds(bounds: Bounds, value: float) -> bool:

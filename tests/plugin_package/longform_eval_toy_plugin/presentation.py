@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from longform_eval.inference.benchmarks.run_scores import RunScores
 from longform_eval.inference.report.sections import ReportSection, Sections
 
 
 class ToyPlugSections(Sections):
-    def report_section(self, scores: dict[str, Any], folder: Path) -> ReportSection:
-        return ReportSection([f"**Words repeated: {scores['accuracy']:.1f}%** of {scores['n_scored']}"])
+    def report_section(self, scores: RunScores, folder: Path) -> ReportSection:
+        figures = scores.figures  # no `scores_layout` declared: its figures as they are in scores.json
+        return ReportSection([f"**Words repeated: {figures.accuracy:.1f}%** of {figures.n_scored}"])
