@@ -154,7 +154,7 @@ def test_a_model_behind_a_secret_url_echoing_requests_leaves_no_secret(gpt4o_rep
         assert leaks(folder_texts(out) | outputs(failed, "run") | outputs(report, "report"), URL_SECRETS) == []
         (failure,) = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
         assert failure["stage"] == "generate" and "authorization: ***" in failure["error"].lower()
-        assert "1 calls failed and stay pending" in report.stderr and report.returncode == 1
+        assert "1 call failed and stays pending" in report.stderr and report.returncode == 1
         assert len(server.requests) == 2 and len(leaks({"echo": server.requests[0]}, URL_SECRETS)) >= 5
         server.healed = True
         healed = command(args, tmp_path, **env)  # the pending call is made again
@@ -175,7 +175,7 @@ def test_a_judge_with_an_api_key_echoing_requests_leaves_no_secret(gpt4o_replays
         assert leaks(folder_texts(out) | outputs(failed, "run"), KEY_SECRETS) == []
         (failure,) = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
         assert failure["stage"] == "judge" and "authorization: ***" in failure["error"].lower()
-        assert "1 calls failed and stay pending" in failed.stderr
+        assert "1 call failed and stays pending" in failed.stderr
         assert len(server.requests) == 2 and len(leaks({"echo": server.requests[0]}, KEY_SECRETS)) == 3
         server.healed = True
         healed = command(["judge", str(out)], tmp_path, OPENAI_API_KEY=KEY)  # the pending call is made again
