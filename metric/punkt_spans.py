@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .bounded_cache import bounded
+from .nltk_rules import PUNCTUATION, SENT_END_CHARS
 from .punkt_model import BEG_LC, LC, MID_UC, UC, english_punkt
 
 _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"  # string.whitespace, what NLTK's _get_last_whitespace_index looks for
@@ -112,7 +113,7 @@ class _Word(NamedTuple):
     is_initial: bool
     first_upper: bool
     first_lower: bool
-    is_punctuation: bool  # in PunktSentenceTokenizer.PUNCTUATION
+    is_punctuation: bool  # in PunktSentenceTokenizer.PUNCTUATION (nltk_rules.PUNCTUATION)
     ortho_context: int  # of type_no_sentperiod
 
 
@@ -122,7 +123,7 @@ class _Words(dict):
         typ = punkt.numeric.sub("##number##", token.lower())  # PunktToken._get_type
         type_no_period = typ[:-1] if len(typ) > 1 and typ[-1] == "." else typ
         sentbreak = abbr_or_ellipsis = False
-        if token in (".", "?", "!"):  # _first_pass_annotation
+        if token in SENT_END_CHARS:  # _first_pass_annotation
             sentbreak = True
         elif punkt.ellipsis.match(token):
             abbr_or_ellipsis = True
@@ -140,7 +141,7 @@ class _Words(dict):
             is_initial=punkt.initial.match(token) is not None,
             first_upper=token[0].isupper(),
             first_lower=token[0].islower(),
-            is_punctuation=token in (";", ":", ",", ".", "!", "?"),
+            is_punctuation=token in PUNCTUATION,
             ortho_context=punkt.ortho_context.get(type_no_sentperiod, 0),
         )
         self[token] = word

