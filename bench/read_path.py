@@ -147,6 +147,12 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
 print(imports, times["open_run"], times["score"], times["report"])
 """
 
+SCORE_ALL = """
+import longform_eval as le
+for folder in {runs!r}:
+    le.score(folder)
+"""
+
 VIEW = """
 import time
 began = time.perf_counter()
@@ -352,6 +358,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     print(f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, Python {sys.version.split()[0]}; runs in {work}")
     runs = copies(work, base_runs(work), 30)
+    python(SCORE_ALL.format(runs=[str(run) for run in runs]), work)  # finished by this code: scores.json current
     one_run(runs[1], work, args.repeat)
     rerun(work, args.repeat)
     many(runs, work, args.repeat)
