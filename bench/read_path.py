@@ -149,8 +149,10 @@ print(imports, times["open_run"], times["score"], times["report"])
 
 SCORE_ALL = """
 import longform_eval as le
+from longform_eval.inference.cli import main
 for folder in {runs!r}:
     le.score(folder)
+    main(["report", folder])  # as a finished run is shared: its report.md and plots drawn by this code
 """
 
 VIEW = """
@@ -358,7 +360,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     print(f"{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, Python {sys.version.split()[0]}; runs in {work}")
     runs = copies(work, base_runs(work), 30)
-    python(SCORE_ALL.format(runs=[str(run) for run in runs]), work)  # finished by this code: scores.json current
+    python(SCORE_ALL.format(runs=[str(run) for run in runs]), work)  # finished by this code: nothing stale in them
     one_run(runs[1], work, args.repeat)
     rerun(work, args.repeat)
     many(runs, work, args.repeat)
