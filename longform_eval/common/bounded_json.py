@@ -5,21 +5,18 @@ Python's parser recurses once per level (a document nested 100,000 deep is a Rec
 passes it but breaks the recursive code that reads it next), and builds an integer of any length (400 digits is an
 OverflowError wherever it meets a float). `loads_json` refuses both with a `JsonRefused`, a ValueError that the
 callers' "not valid JSON" handling already takes. The depth is measured without recursion, level by level, and only
-for a document with more than MAX_DEPTH arrays and objects (counted on the text, at C speed); integers are checked
-one by one only where the text holds a run of more digits than MAX_INT_DIGITS.
+for a document with more than MAX_DEPTH arrays and objects (counted on the text, at C speed).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from .errors import LongformEvalError
 
 MAX_DEPTH = 100  # the toolkit's deepest document (scores.json's intervals) is under 10 levels
 MAX_INT_DIGITS = 20  # a count, a seed or a time in nanoseconds fits in 20 digits; 2**64 has 20
-LONG_DIGITS = re.compile(rf"[0-9]{{{MAX_INT_DIGITS + 1}}}")  # a run of digits an integer too long would hold
 
 
 class JsonRefused(LongformEvalError, ValueError):
@@ -54,9 +51,8 @@ def loads_json(data: str | bytes) -> Any:
     as `json.loads` raises them."""
     text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
     refused = JsonRefused(f"nested more than {MAX_DEPTH} levels deep")
-    long_digits = LONG_DIGITS.search(text) is not None  # else no integer can be too long: parsed at C speed
     try:
-        document = json.loads(text, parse_int=bounded_int) if long_digits else json.loads(text)
+        document = json.loads(text, parse_int=bounded_int)
     except RecursionError:
         raise refused from None
     if text.count("[") + text.count("{") > MAX_DEPTH and deeper_than(document, MAX_DEPTH):
