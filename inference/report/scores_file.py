@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.guarded import file_state
+
 from ..benchmarks.run_scores import RunScores, ScoresInvalid
 from ..benchmarks.scores_json import run_scores
 from .json_file import DamagedFile, read_json
@@ -33,7 +35,7 @@ def load_scores(folder: str | Path) -> RunScores:
     DamagedFile naming the file and the field if not); where this process found it not to be what the folder's records
     give and could not rewrite it, the scores recomputed from the records instead (`serve_scores`)."""
     served = SERVED.get(Path(folder).resolve())
-    if served is not None and served[0] == signature(Path(folder) / SCORES_FILE):
+    if served is not None and served[0] == file_state(Path(folder) / SCORES_FILE):
         return served[1]
     return typed_scores(Path(folder), scores_document(Path(folder)))
 
@@ -46,16 +48,7 @@ def scores_if_scored(folder: str | Path) -> RunScores | None:
 
 def serve_scores(folder: Path, scores: RunScores) -> None:
     """`load_scores(folder)` gives `scores` for as long as the folder's scores.json stays the file it is now."""
-    SERVED[Path(folder).resolve()] = (signature(Path(folder) / SCORES_FILE), scores)
-
-
-def signature(path: Path) -> tuple[int, ...]:
-    """The file as it stands (device, inode, size, change times): a file rewritten or replaced has another."""
-    try:
-        found = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return ()
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+    SERVED[Path(folder).resolve()] = (file_state(Path(folder) / SCORES_FILE), scores)
 
 
 def scores_document(folder: Path) -> Any:

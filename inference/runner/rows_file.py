@@ -19,7 +19,7 @@ from typing import Any
 
 from longform_eval.common.atomic import write_bytes_atomic
 from longform_eval.common.errors import StaleResultWarning
-from longform_eval.common.guarded import ROWS, read_cache_json
+from longform_eval.common.guarded import ROWS, file_state, read_cache_json
 
 from ..benchmarks.selection import rows_hash
 from .config import RunConfig
@@ -46,7 +46,7 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
     """(rows, their `dataset_hash`) from the folder's rows file, if they are those `config` selects (the same
     selection, and the same `dataset_hash` where `config` has one)."""
     path = Path(folder) / ROWS_FILE
-    state = file_state(path)  # before reading: a file edited meanwhile is not taken as checked
+    state = file_state(path, follow_symlinks=True)  # before reading: a file edited meanwhile is not taken as checked
     document = read_rows_file(path)
     if document is None or document.get("identity") != rows_identity(config):
         return None
@@ -81,15 +81,6 @@ def hash_holds(key: tuple[str, tuple[int, ...]], rows: list[dict[str, Any]], sta
     if holds and key[1]:
         CHECKED[key] = stated
     return holds
-
-
-def file_state(path: Path) -> tuple[int, ...]:
-    """The file as it stands (device, inode, size, change times) of what `path` leads to; () where it cannot be read."""
-    try:
-        found = path.stat()
-    except OSError:
-        return ()
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 def read_rows_file(path: Path) -> dict[str, Any] | None:

@@ -195,6 +195,16 @@ def iter_lines(path: Path | str, kind: Kind) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
+def file_state(path: Path | str, follow_symlinks: bool = False) -> tuple[int, ...]:
+    """The file as it stands (device, inode, size, change times), so that one rewritten or replaced since has another;
+    () where it cannot be read. A link is taken as itself unless `follow_symlinks`."""
+    try:
+        found = os.stat(path, follow_symlinks=follow_symlinks)
+    except OSError:
+        return ()
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
 def read_cache(path: Path | str, kind: Kind, *, follow_symlinks: bool = False) -> bytes | None:
     """A cache file's bytes (a `.gz` one decompressed); None where it is missing, a symlink (unless `follow_symlinks`:
     a Hub snapshot's link into its blob store), not a regular file, larger than `kind.ceiling` or damaged: a cache is
@@ -219,6 +229,7 @@ __all__ = [
     "LINE_CEILING",
     "Kind",
     "UnreadableFile",
+    "file_state",
     "iter_lines",
     "open_regular",
     "read_bytes",
