@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from ..backends.base import Request
 from ..config import GenerationConfig
 from .layouts import field_value
+from .run_scores import figures_of
 
 if TYPE_CHECKING:  # annotations only: scipy and sklearn load with the benchmarks that compute with them
     from longform_eval.metric.pairwise import StyleFeatures
@@ -230,8 +231,12 @@ class Benchmark(ABC):
         """A verdict, or `Unscored(reason)`; a parser rescue is reported as `(verdict, rescue_name)`."""
 
     @abstractmethod
-    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
-        """Figures from the scored responses (`verdicts` maps judge-call keys to a verdict or Unscored)."""
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> Layout:
+        """Figures from the scored responses (`verdicts`: judge-call key -> verdict or Unscored), `typed_figures`."""
+
+    def typed_figures(self, figures: dict[str, Any]) -> Layout:
+        """`figures` (a JSON object) as this benchmark's `scores_layout`, checked: a ScoresInvalid naming the field."""
+        return figures_of(self.scores_layout, figures)
 
     def quick_order(self, row: dict[str, Any]) -> tuple:
         """How `--shortest` ranks rows: those quickest to evaluate meaningfully first (default: shortest prompt)."""

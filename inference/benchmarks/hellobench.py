@@ -89,7 +89,9 @@ class HelloBench(Benchmark):
         parsed = parse_verdict(completion, row["num_checklist"], rule=parser)
         return parsed.verdict if parsed.rescue is None else (parsed.verdict, parsed.rescue)
 
-    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+    def score(
+        self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]
+    ) -> HelloBenchLayout:
         weights = {row["subcategory"]: row["checklist_weights"] for row in rows}
         judged = [
             JudgedRow(row["id"], row["subcategory"], verdicts.get(row["id"], Unscored("not judged")), words)
@@ -104,7 +106,7 @@ class HelloBench(Benchmark):
             | ({"required": required[r.row_id]} if required[r.row_id] else {})
             for r in judged
         ]
-        return result
+        return self.typed_figures(result)
 
     judge_noise_column = "row_score"
 

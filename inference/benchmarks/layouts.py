@@ -9,15 +9,25 @@ when the JSON is read.
 
 from __future__ import annotations
 
+import copy
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, model_validator
 
 from longform_eval.metric.helloeval.weights import task_of_subcategory
 
 
 class Layout(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
+
+    _document: dict[str, Any] | None = PrivateAttr(default=None)  # the JSON object it was read from (`figures_of`)
+
+    def document(self) -> dict[str, Any]:
+        """The JSON object these figures were read from, as scores.json keeps it (a copy the caller may change);
+        their fields as set where they were not read from one."""
+        if self._document is None:
+            return self.model_dump(mode="json", exclude_unset=True)
+        return copy.deepcopy(self._document)
 
 
 def field_value(node: Any, key: str) -> Any:

@@ -127,7 +127,9 @@ class LongBenchWrite(Benchmark):
             return parsed.scores, FILL_RESCUE
         return parsed.scores
 
-    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+    def score(
+        self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]
+    ) -> LongBenchWriteLayout:
         items = [
             Item(
                 row["id"],
@@ -139,7 +141,7 @@ class LongBenchWrite(Benchmark):
             for row in rows
             if row["id"] in responses
         ]
-        return with_part_intervals(score_items(items).to_dict())
+        return self.typed_figures(with_part_intervals(score_items(items).to_dict()))
 
     judge_noise_column = "s_q"
 

@@ -93,10 +93,12 @@ class LongGenBench(Benchmark):
     def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
         return parse_yes_no(completion, "paper" if parser == "upstream" else parser)
 
-    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+    def score(
+        self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]
+    ) -> LongGenBenchLayout:
         scored = [(row, self.item(row, responses[row["id"]], verdicts)) for row in rows if row["id"] in responses]
         if not scored:
-            return {"n_items": 0}
+            return self.typed_figures({"n_items": 0})
         result = score_items([item for _, item in scored]).to_dict()
         result["rows"] = [
             {"id": item.item_id, "words": item.word_count, "required": word_budget(row)} | item_counts(item)
@@ -108,7 +110,7 @@ class LongGenBench(Benchmark):
             np.array([item.completion_rate for item in items]),
             {label: np.array([type_counts(item, kind) for item in items]) for kind, label in KIND_LABELS.items()},
         )
-        return result
+        return self.typed_figures(result)
 
     judge_noise_column = "stic2"
 

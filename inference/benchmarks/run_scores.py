@@ -166,13 +166,16 @@ class ScoresInvalid(LongformEvalError, ValueError):
 
 
 def figures_of(layout: type[BaseModel] | None, figures: dict[str, Any]) -> Any:
-    """What a benchmark's `score` gave (one judge sample's figures, as JSON gives them back) as its `scores_layout`
-    (`Layout` where it declares none): what the hooks over the figures take when scoring (`Benchmark.unit_table`)."""
+    """Figures built as a JSON object (one judge sample's, as a benchmark's `score` builds them) as its
+    `scores_layout` (`Layout` where it declares none), keeping the object as JSON gives it back (`Layout.document`):
+    what `Benchmark.score` returns and the hooks over the figures take (`Benchmark.unit_table`)."""
     document = json.loads(json.dumps(figures, ensure_ascii=False))
     try:
-        return (layout or Layout).model_validate(document, strict=True)
+        typed = (layout or Layout).model_validate(document, strict=True)
     except ValidationError as error:
         raise ScoresInvalid(f"the benchmark's figures: {document_problem(error, document)}") from None
+    typed._document = document
+    return typed
 
 
 def unique_rows(document: dict[str, Any]) -> None:

@@ -73,7 +73,7 @@ class FolderReader:
         return self.run
 
     def scores_now(self) -> dict:
-        return self.opened().score(write=False)
+        return self.opened().score(write=False).document()
 
 
 def checked_run(folder: Path) -> tuple[PendingCalls, Stale | None]:

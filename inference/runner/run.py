@@ -14,6 +14,7 @@ from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
 from ..benchmarks import Benchmark, JudgeCall, Selection, create_benchmark, rows_hash, strip_think
 from ..benchmarks.rows import benchmark_rows
+from ..benchmarks.run_scores import RunScores
 from ..config import GenerationConfig, ModelSpec
 from ..environment_secrets import register_config_secrets
 from ..progress import stage_progress
@@ -280,7 +281,7 @@ class Run:
         return rounds.unscored
 
     # ----- score ----------------------------------------------------------------------------------------
-    def score(self, write: bool = True) -> dict[str, Any]:
+    def score(self, write: bool = True) -> RunScores:
         """scores.json's content for the records as they are now; written (`write`, unless read-only) or computed in
         memory only. The values derived on the way are kept in the user's cache, not the folder."""
         try:

@@ -10,6 +10,7 @@ from typing import Any
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
+from ..benchmarks.layouts import Layout
 from ..benchmarks.run_scores import RunScores, ScoresInvalid
 from ..benchmarks.scores_json import run_scores
 from ..config import ModelSpec
@@ -27,14 +28,30 @@ def verdict_of(record) -> Any:
     return Unscored(record.unscored_reason or "unscored") if record.verdict is None else record.verdict
 
 
-def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None = None) -> list[dict[str, Any]]:
+def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None = None) -> list[Layout]:
     """The benchmark's figures once per judge sample (sample 0 first), each from that sample's verdicts
-    (`judgements`: the run's current ones, when the caller has read them already)."""
+    (`judgements`: the run's current ones, when the caller has read them already), typed as its `scores_layout`."""
     responses = {sample_id: text for sample_id, (text, _) in run.responses().items()}
     derive_ahead(run, [text for sample_id, text in responses.items() if sample_id in run.by_id])
     judgements = run.current_judgements() if judgements is None else judgements
     verdicts = verdicts_by_sample({k: verdict_of(j) for k, j in judgements.items()}, run.config.judge_samples)
-    return [run.benchmark.score(run.rows, responses, sample) for sample in verdicts]
+    return [typed(run, run.benchmark.score(run.rows, responses, sample)) for sample in verdicts]
+
+
+def typed(run: RunState, figures: Any) -> Layout:
+    """What `Benchmark.score` returned as its layout: a plug-in's JSON object is read as the built-ins' figures are;
+    a ScoresInvalid naming the run's scores.json if it is neither."""
+    if isinstance(figures, Layout):
+        return figures
+    if not isinstance(figures, dict):
+        raise ScoresInvalid(
+            f"{run.folder / SCORES_FILE}: not written: {run.config.benchmark}'s score() returned "
+            f"{type(figures).__name__}, not its figures (a Layout or a JSON object)"
+        )
+    try:
+        return run.benchmark.typed_figures(figures)
+    except ScoresInvalid as error:
+        raise ScoresInvalid(f"{run.folder / SCORES_FILE}: not written: {error}") from None
 
 
 def derive_ahead(run: RunState, texts: list[str]) -> None:
@@ -51,7 +68,7 @@ def derive_ahead(run: RunState, texts: list[str]) -> None:
             tick()
 
 
-def score_run(run: RunState) -> dict[str, Any]:
+def score_run(run: RunState) -> RunScores:
     """The run's scores (`scores_of`), written to its scores.json."""
     scores = scores_of(run)
     write_scores(run.folder, scores)
@@ -59,17 +76,23 @@ def score_run(run: RunState) -> dict[str, Any]:
 
 
 def write_scores(folder: Path, scores: dict[str, Any] | RunScores) -> Path:
-    """scores.json written, once the document (as JSON gives it back) is a RunScores, as `load_scores` reads it
-    (`run_scores`); a ScoresInvalid naming the file and the field if not, and nothing written."""
-    document = scores.document() if isinstance(scores, RunScores) else scores
+    """scores.json written, once the document is a RunScores (`checked_scores`); a ScoresInvalid naming the file
+    and the field if not, and nothing written."""
+    if not isinstance(scores, RunScores):
+        scores = checked_scores(folder, scores)
+    return write_text_atomic(folder / SCORES_FILE, json.dumps(scores.document(), indent=2, ensure_ascii=False) + "\n")
+
+
+def checked_scores(folder: Path, document: dict[str, Any]) -> RunScores:
+    """`document` (as JSON gives it back) as `load_scores` reads it (`run_scores`); a ScoresInvalid naming the
+    folder's scores.json and the field if it is not one."""
     try:
-        checked = run_scores(json.loads(json.dumps(document, ensure_ascii=False)))
+        return run_scores(json.loads(json.dumps(document, ensure_ascii=False)))
     except ScoresInvalid as error:
         raise ScoresInvalid(f"{folder / SCORES_FILE}: not written: {error}") from None
-    return write_text_atomic(folder / SCORES_FILE, json.dumps(checked.document(), indent=2, ensure_ascii=False) + "\n")
 
 
-def scores_of(run: RunState) -> dict[str, Any]:
+def scores_of(run: RunState) -> RunScores:
     """scores.json's content for the run's records as they are now, with the hash of what it was computed from
     (taken first: a log that grows meanwhile makes the hash older than the figures, never newer)."""
     from .uncertainty import apply_points, uncertainty_fields  # scipy, on the first scoring: a reader needs none
@@ -78,11 +101,8 @@ def scores_of(run: RunState) -> dict[str, Any]:
     generations = run.current_generations()
     judgements = run.current_judgements()
     samples = sample_scores(run, judgements)
-    figures = samples[0]
-    try:  # each judge sample's figures are read as the benchmark's layout (`run_scores.figures_of`)
-        uncertainty = uncertainty_fields(run.benchmark, samples)
-    except ScoresInvalid as error:
-        raise ScoresInvalid(f"{run.folder / SCORES_FILE}: not written: {error}") from None
+    figures = samples[0].document()
+    uncertainty = uncertainty_fields(run.benchmark, samples)
     points = uncertainty.pop("points", {})
     if len(samples) > 1:
         apply_points(run.benchmark, figures, points)
@@ -106,7 +126,7 @@ def scores_of(run: RunState) -> dict[str, Any]:
         **figures,
         **uncertainty,
     )
-    return report.model_dump(mode="json")
+    return checked_scores(run.folder, report.model_dump(mode="json"))
 
 
 def deviations(run: RunState) -> list[str]:

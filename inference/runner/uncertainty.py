@@ -24,29 +24,28 @@ from longform_eval.metric.uncertainty.unit_intervals import column_figure, figur
 from longform_eval.metric.uncertainty.units import UnitTable, mean_over_samples, sample_matrix
 
 from ..benchmarks import Benchmark
-from ..benchmarks.run_scores import RunScores, figures_of
+from ..benchmarks.run_scores import RunScores
 
 NOT_MEASURED = "judge noise not measured: one judge sample per call (--judge-samples 2 or more measures it)"
 
 
 def run_units(benchmark: Benchmark, sample_figures: list[Any]) -> tuple[UnitTable | None, list[UnitTable]]:
     """The units the run's figures rest on (judge samples averaged), and each sample's own table (`sample_figures`:
-    each judge sample's figures as the benchmark's `scores_layout`, `run_scores.figures_of`)."""
+    each judge sample's figures as the benchmark's `scores_layout`, as `Benchmark.score` returns them)."""
     tables = [benchmark.unit_table(figures) for figures in sample_figures]
     if tables[0] is None or not len(tables[0]) or any(table is None for table in tables):
         return None, []
     return (mean_over_samples(tables) if len(tables) > 1 else tables[0]), tables
 
 
-def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]) -> dict[str, Any]:
+def uncertainty_fields(benchmark: Benchmark, sample_figures: list[Any]) -> dict[str, Any]:
     """`intervals`, `interval_method`, `interval_notes` (why a figure has no interval), `judge_samples`, `judge_sd` and
     `variance_split` for scores.json; with several judge samples also the top-level figures as the mean over samples
     gives them (set by `apply_points`)."""
-    fields: dict[str, Any] = {"judge_samples": len(sample_scores), "judge_sd": None, "intervals": {}}
-    sample_figures = [figures_of(benchmark.scores_layout, scores) for scores in sample_scores]
+    fields: dict[str, Any] = {"judge_samples": len(sample_figures), "judge_sd": None, "intervals": {}}
     units, tables = run_units(benchmark, sample_figures)
     if units is None:
-        kept = {"sample_units": None} if len(sample_scores) > 1 else {}
+        kept = {"sample_units": None} if len(sample_figures) > 1 else {}
         return fields | {"interval_method": "none: no scored units yet"} | kept
     figures = benchmark.figures(units)
     found, fields["interval_method"], reasons = figure_intervals_and_reasons(benchmark, units, figures)
@@ -58,7 +57,7 @@ def uncertainty_fields(benchmark: Benchmark, sample_scores: list[dict[str, Any]]
         fields["intervals"][name] = interval
         fields["interval_method"] += f"; {name}: {how}"
     fields |= judge_noise(benchmark, units, tables, found)
-    if len(sample_scores) > 1:
+    if len(sample_figures) > 1:
         fields["sample_units"] = sample_units(tables)
     return fields
 

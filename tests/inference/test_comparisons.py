@@ -17,7 +17,6 @@ import pytest
 
 from longform_eval.inference.benchmarks import create_benchmark
 from longform_eval.inference.benchmarks.hellobench import HelloBench
-from longform_eval.inference.benchmarks.run_scores import figures_of
 from longform_eval.inference.benchmarks.scores_json import run_scores
 from longform_eval.inference.cli import main
 from longform_eval.inference.report.comparisons import aligned, compare, compared_runs, units_of_run
@@ -105,7 +104,8 @@ def test_each_runs_interval_holds_its_published_score_and_is_the_same_when_score
         assert scores["interval_method"].startswith(method)
         for task, figures in scores["tasks"].items():
             assert scores["intervals"][task]["low"] <= figures["score"] <= scores["intervals"][task]["high"]
-        again = uncertainty_fields(create_benchmark("hellobench", "all"), [scores])
+        benchmark = create_benchmark("hellobench", "all")
+        again = uncertainty_fields(benchmark, [benchmark.typed_figures(scores)])
         # Same code, same rows (read back exactly), same process as the score command: bit-identical by construction.
         assert again["intervals"] == scores["intervals"]
 
@@ -239,8 +239,7 @@ def test_a_run_judged_twice_is_compared_from_its_scores_file_alone(small_runs, m
     """Its scores.json keeps each judge sample's units: the comparison reads them, never re-opening or rescoring."""
     twice, once = small_runs["twice"], small_runs["once"]
     run = Run.open(twice, read_only=True)
-    samples = [figures_of(run.benchmark.scores_layout, figures) for figures in sample_scores(run)]
-    rescored = run_units(run.benchmark, samples)[0]  # what a comparison rescored the run to get before
+    rescored = run_units(run.benchmark, sample_scores(run))[0]  # what a comparison rescored the run to get before
 
     def refused(*args, **kwargs):
         raise AssertionError("a comparison re-opened or rescored a run")
@@ -284,7 +283,7 @@ def test_a_scoring_bug_fails_at_write_time_naming_the_field(small_runs, tmp_path
     shutil.copytree(small_runs["once"], folder)
     before = (folder / "scores.json").read_bytes()
     score = HelloBench.score
-    monkeypatch.setattr(HelloBench, "score", lambda *args: score(*args) | {"n_unscored": -1})  # a count below 0
+    monkeypatch.setattr(HelloBench, "score", lambda *args: score(*args).document() | {"n_unscored": -1})  # count < 0
     assert main(["score", str(folder)]) != 0
     err = capsys.readouterr().err
     assert "scores.json" in err and "field 'n_unscored'" in err and "Traceback" not in err

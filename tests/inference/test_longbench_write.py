@@ -173,7 +173,7 @@ def test_longgenbench_word_budget_is_entries_times_the_per_entry_minimum(shared_
     rows = read_setting(shared_data / "longgenbench", "short")
     diary, menu = rows[0], rows[200]  # "at least 200 words" per week; "between 200 and 220 words" per menu
     responses = {diary["id"]: " word" * 5000, menu["id"]: " word" * 10400}  # the output is prefix + response
-    scores = scores_with("longgenbench", "short", benchmark.score([diary, menu], responses, {}))
+    scores = scores_with("longgenbench", "short", benchmark.score([diary, menu], responses, {}).document())
     unit = "words (whitespace-split, LongGenBench's Len)"
     assert benchmark.length_targets(scores) == [
         LengthTarget(diary["id"], 52 * 200, len(diary["prefix"].split()) + 5000, unit, "at least"),
@@ -194,7 +194,7 @@ def test_ruler_lengths_above_20k_get_their_own_bucket_in_the_report(tmp_path):
         {"id": "r2", "required_length": 30_000, "language": "zh"},
     ]
     responses = {"r1": "word " * 20_000, "r2": "字" * 10_000}  # exact; a third -> 0
-    scores = {**benchmark.score(rows, responses, {"r1": Unscored("not JSON")}), "model": "m"}
+    scores = {**benchmark.score(rows, responses, {"r1": Unscored("not JSON")}).document(), "model": "m"}
     assert {name: part["s_l"] for name, part in scores["buckets"].items()} == {"[4k,20k]": 100.0, ">20k": 0.0}
     assert scores["unscored_reasons"] == {"not JSON": 1, "not judged": 1} and scores["s_q"] is None
     section = sections_for(benchmark).report_section(scores_with("longbench_write", "ruler", scores), tmp_path)

@@ -118,3 +118,24 @@ def test_the_hooks_receive_the_typed_scores(runs, monkeypatch):
     kinds = {(hook, type(argument)) for hook, argument in received}
     assert ("length_targets", RunScores) in kinds and ("unit_table", HelloBenchLayout) in kinds
     assert all(isinstance(argument, (RunScores, HelloBenchLayout)) for _, argument in received)
+
+
+def test_score_returns_the_typed_figures_that_scores_json_keeps(runs, monkeypatch):
+    """`Benchmark.score` returns the benchmark's layout; the runner writes its JSON object unchanged."""
+    returned: list[object] = []
+    score = HelloBench.score
+    monkeypatch.setattr(HelloBench, "score", lambda *args: returned.append(score(*args)) or returned[-1])
+    assert main(["score", str(runs["twice"])]) == 0
+    assert len(returned) == 2 and all(isinstance(figures, HelloBenchLayout) for figures in returned)
+    written = load_scores(runs["twice"]).document()  # sample 0's figures; the top-level ones over both samples
+    assert len(returned[0].rows) == 6 and written["rows"] == returned[0].document()["rows"]
+    assert written["tasks"].keys() == returned[0].document()["tasks"].keys()
+
+
+def test_a_plug_in_score_that_returns_no_figures_is_refused_naming_the_file(runs, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(HelloBench, "score", lambda *args: [1, 2])
+    before = (runs["once"] / "scores.json").read_bytes()
+    assert main(["score", str(runs["once"])]) != 0
+    err = capsys.readouterr().err
+    assert "scores.json: not written" in err and "returned list, not its figures" in err and "Traceback" not in err
+    assert (runs["once"] / "scores.json").read_bytes() == before

@@ -143,7 +143,7 @@ class PairwiseBenchmark(Benchmark):
     def parse(self, call: JudgeCall, row: dict[str, Any], completion: str, parser: str) -> Any:
         return parse_reply(call.meta["part"], completion)
 
-    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> PairwiseLayout:
         judged, no_baseline = [], 0
         for row in rows:
             if row["id"] not in responses:
@@ -156,7 +156,7 @@ class PairwiseBenchmark(Benchmark):
             groups = {field: str(row.get(field)) for field in self.group_fields}
             judged.append(JudgedItem(item.id, groups, verdict, item.answer, item.baseline))
         figures = score_items(judged, self.group_fields, no_baseline)
-        return {"baseline": self.baseline_name(), "mode": self.args.mode, **figures}
+        return self.typed_figures({"baseline": self.baseline_name(), "mode": self.args.mode, **figures})
 
     judge_noise_column = "win"
 

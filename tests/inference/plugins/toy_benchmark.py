@@ -18,6 +18,7 @@ from longform_eval.inference.benchmarks import (
     PaperSettings,
     register_benchmark,
 )
+from longform_eval.inference.benchmarks.layouts import Layout
 from longform_eval.inference.config import GenerationConfig
 from longform_eval.metric import Unscored
 
@@ -54,15 +55,17 @@ class ToyBenchmark(Benchmark):
         word = completion.strip().lower()
         return word == "yes" if word in ("yes", "no") else Unscored(f"not yes/no: {completion[:20]!r}")
 
-    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+    def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> Layout:
         judged = [
             verdicts[r["id"]] for r in rows if r["id"] in verdicts and not isinstance(verdicts[r["id"]], Unscored)
         ]
-        return {
-            "accuracy": 100.0 * sum(judged) / len(judged) if judged else None,
-            "n_scored": len(judged),
-            "n_unscored": sum(1 for r in rows if r["id"] in responses) - len(judged),
-        }
+        return self.typed_figures(
+            {
+                "accuracy": 100.0 * sum(judged) / len(judged) if judged else None,
+                "n_scored": len(judged),
+                "n_unscored": sum(1 for r in rows if r["id"] in responses) - len(judged),
+            }
+        )
 
 
 def register() -> type[Benchmark]:

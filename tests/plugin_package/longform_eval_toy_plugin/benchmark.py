@@ -39,6 +39,7 @@ class ToyPlug(Benchmark):
         return verdict(completion, row["target"])
 
     def score(self, rows: list[dict[str, Any]], responses: dict[str, str], verdicts: dict[str, Any]) -> dict[str, Any]:
+        # A JSON object, as a plug-in written before typed figures returns it: the runner reads it as its layout.
         found = [verdicts[r["id"]] for r in rows if r["id"] in verdicts]
         judged = [v for v in found if not isinstance(v, Unscored)]
         answered = sum(1 for r in rows if r["id"] in responses)
