@@ -7,9 +7,9 @@ from pathlib import Path
 
 from longform_eval.common.arg_types import source_folder
 
-from .hub import card_repo_id, push_to_hub, upload_plan
 from .longgenbench_generator import PER_SCENARIO
 from .registry import BUILDERS, build
+from .repo_ids import card_repo_id
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -93,6 +93,8 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_push(args: argparse.Namespace) -> int:
+    from .hub import push_to_hub, upload_plan  # imported when the command runs: --help stays fast
+
     if args.dry_run:
         print("\n".join(upload_plan(args.folder)))
         return 0

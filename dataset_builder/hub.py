@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib
 import os
@@ -10,12 +9,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from huggingface_hub.errors import HfHubHTTPError, HFValidationError, OfflineModeIsEnabled
-from huggingface_hub.utils import validate_repo_id
+from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.guarded import DATA_FILE, DOCUMENT, PAGE, read_bytes, read_upload
 from longform_eval.common.owned import safe_names
+
+from .repo_ids import card_repo_id, checked_repo_id
 
 if TYPE_CHECKING:  # HfApi (its HTTP stack) is imported by the functions that talk to the Hub
     from huggingface_hub import HfApi
@@ -25,23 +25,6 @@ OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
 
 class HubUnavailableError(LongformEvalError, RuntimeError):
     """The Hub cannot be reached (offline mode or no network)."""
-
-
-def checked_repo_id(value: str, what: str) -> str:
-    """`value` if it is a repo id `ORG/NAME` by huggingface_hub's own rules (`validate_repo_id`).
-
-    Raises:
-        ValueError: naming `what` (an option or variable) and `value`, and what is wrong with it.
-    """
-    try:
-        validate_repo_id(value)
-    except HFValidationError as error:
-        reason = str(error).partition(": '")[0]  # its message ends by quoting the value, which ours names already
-    else:
-        reason = None if value.count("/") == 1 else "no '/' between the owner and the name"
-    if reason:
-        raise ValueError(f"{what} must be a repo id ORG/NAME, not {value!r} ({reason})")
-    return value
 
 
 def card_metadata(folder: Path) -> dict[str, Any]:
@@ -156,9 +139,17 @@ def push_to_hub(
         raise HubUnavailableError(f"Cannot push {folder} to {repo_id}: the Hub is unreachable ({error})") from error
 
 
-def card_repo_id(text: str) -> str:
-    """argparse type of `build --repo-id`: a repo id ORG/NAME (huggingface_hub's rules), else one clear error."""
-    try:
-        return checked_repo_id(text, "it")  # argparse names the option: "argument --repo-id: it must be ..."
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+__all__ = [
+    "OFFLINE_VARIABLES",
+    "HubUnavailableError",
+    "card_metadata",
+    "card_repo_id",
+    "checked_repo_id",
+    "is_offline",
+    "offline_message",
+    "offline_variables",
+    "push_to_hub",
+    "unreachable_errors",
+    "upload_files",
+    "upload_plan",
+]

@@ -40,9 +40,9 @@ def register_value(value: str) -> None:
     register_url_secrets(value) if "://" in value else register_secret(value)
 
 
-def register_environment_secrets(options: Iterable[Mapping[str, Any] | None] = ()) -> None:
+def register_environment_secrets(options: Iterable[Mapping[str, Any] | None] = (), hub_token: bool = True) -> None:
     """Register the secrets this environment holds for the backends (and for the variables `options` name), the
-    credentials of URLs given as options, and the Hub token."""
+    credentials of URLs given as options, and (`hub_token`) the Hub token, wherever huggingface_hub reads it."""
     options = list(options)
     for name in sorted(set(KNOWN_VARIABLES) | variables_named_in(options)):
         register_value(os.environ.get(name) or "")
@@ -50,6 +50,13 @@ def register_environment_secrets(options: Iterable[Mapping[str, Any] | None] = (
         for value in (found or {}).values():
             if isinstance(value, str) and "://" in value:
                 register_url_secrets(value)
+    if hub_token:
+        register_hub_token()
+
+
+def register_hub_token() -> None:
+    """The Hub token huggingface_hub sends (its variables or its token file); apart, as it imports huggingface_hub:
+    the command line registers it once it has parsed a command, not for `--help`."""
     from huggingface_hub import get_token  # reads the token file or variable; no request
 
     register_secret(get_token())
@@ -60,4 +67,4 @@ def register_config_secrets(config: Mapping[str, Any] | None) -> None:
     register_environment_secrets(options_of(config))
 
 
-__all__ = ["KNOWN_VARIABLES", "register_config_secrets", "register_environment_secrets"]
+__all__ = ["KNOWN_VARIABLES", "register_config_secrets", "register_environment_secrets", "register_hub_token"]

@@ -3,7 +3,7 @@
 SOURCE is the Space's SQLite database (read here: the Space package sits above the runner's), its export folder, its
 journal or votes repo (`hf://datasets/ORG/NAME`), or a JSONL of labels (`inference.calibration.sources`). Every run
 and the labels are read and matched before any calibrated.json is written; a run whose labels do not fit it (another
-config, the other kind of labels) is one line and nothing is written.
+config, the other kind of labels) is one line and nothing is written. The command's options are `cli.py`'s.
 """
 
 from __future__ import annotations
@@ -21,40 +21,11 @@ from longform_eval.inference.calibration import (
 )
 from longform_eval.inference.calibration.labels import add_record
 from longform_eval.inference.calibration.sources import is_sqlite
-from longform_eval.inference.hub.sources import hub_or_local_path, is_hub_path
+from longform_eval.inference.hub.paths import is_hub_path
 from longform_eval.inference.report.calibration_view import calibration_lines
 
 from .storage import VoteStore
 from .votes_file import NotAVotesDatabase, check_votes_file
-
-
-def level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a confidence level between 0 and 1 (e.g. 0.95), got {text!r}")
-    return value
-
-
-def add_calibrate_command(subparsers: argparse._SubParsersAction) -> None:
-    calibrate = subparsers.add_parser(
-        "calibrate", help="a run's headline figure calibrated by human labels (PPI++): calibrated.json"
-    )
-    calibrate.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="pairwise or HelloBench run folders")
-    calibrate.add_argument(
-        "--human",
-        type=hub_or_local_path,
-        required=True,
-        metavar="SOURCE",
-        help="the Space's votes database, its export folder (votes.jsonl / annotations.jsonl), a votes repo "
-        "hf://datasets/ORG/NAME, or a JSONL of labels (item_id, model_a, model_b, outcome; or row_id, model, "
-        "checklist_scores)",
-    )
-    calibrate.add_argument("--level", type=level, default=0.95, help="confidence level of the intervals (0.95)")
-    calibrate.add_argument("--seed", type=int, default=0, help="seed of the agreement's bootstrap intervals (0)")
-    calibrate.set_defaults(handler=run_calibrate)
 
 
 def human_labels(source: str | Path) -> HumanLabels:
@@ -86,4 +57,4 @@ def run_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["add_calibrate_command", "human_labels", "run_calibrate"]
+__all__ = ["human_labels", "run_calibrate"]

@@ -7,14 +7,12 @@ import argparse
 from pathlib import Path
 
 from longform_eval.common.arg_types import dataset_folder_or_repo, not_a_url, port, source_folder
-from longform_eval.inference.hub.sources import hub_or_local_path
+from longform_eval.inference.hub.paths import hub_or_local_path
 
 released_responses = not_a_url("a HelloBench dataset (a Hub repo id or a folder) or a folder of model folders")
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    from longform_eval.spaces.calibrate import add_calibrate_command
-
     add_space_commands(subparsers)
     add_view_command(subparsers)
     add_calibrate_command(subparsers)
@@ -116,6 +114,41 @@ def add_view_command(subparsers: argparse._SubParsersAction) -> None:
     view.add_argument("--host", help="address to listen on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
     view.add_argument("--port", type=port, help="port (default: $GRADIO_SERVER_PORT, else gradio's choice from 7860)")
     view.set_defaults(handler=run_view)
+
+
+def level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a confidence level between 0 and 1 (e.g. 0.95), got {text!r}")
+    return value
+
+
+def add_calibrate_command(subparsers: argparse._SubParsersAction) -> None:
+    calibrate = subparsers.add_parser(
+        "calibrate", help="a run's headline figure calibrated by human labels (PPI++): calibrated.json"
+    )
+    calibrate.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="pairwise or HelloBench run folders")
+    calibrate.add_argument(
+        "--human",
+        type=hub_or_local_path,
+        required=True,
+        metavar="SOURCE",
+        help="the Space's votes database, its export folder (votes.jsonl / annotations.jsonl), a votes repo "
+        "hf://datasets/ORG/NAME, or a JSONL of labels (item_id, model_a, model_b, outcome; or row_id, model, "
+        "checklist_scores)",
+    )
+    calibrate.add_argument("--level", type=level, default=0.95, help="confidence level of the intervals (0.95)")
+    calibrate.add_argument("--seed", type=int, default=0, help="seed of the agreement's bootstrap intervals (0)")
+    calibrate.set_defaults(handler=run_calibrate)
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from longform_eval.spaces.calibrate import run_calibrate as calibrate
+
+    return calibrate(args)
 
 
 def run_view(args: argparse.Namespace) -> int:

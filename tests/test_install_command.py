@@ -12,7 +12,7 @@ import pytest
 
 from longform_eval.common import install
 from longform_eval.inference.backends import MissingExtraError, create_backend
-from longform_eval.inference.cli.main import error_text
+from longform_eval.inference.cli.handled import error_text
 from longform_eval.inference.config import ModelSpec
 from longform_eval.registry import requirements
 

@@ -13,11 +13,8 @@ from ..benchmarks import Benchmark, benchmark_class, benchmark_names, create_ben
 from ..config import GenerationConfig, ModelSpec
 from ..runner import RunConfig
 from ..runner.judge_samples import samples_problem
+from .defaults import DEFAULT_LIMITS, DEFAULT_MODEL
 from .settings import RunSettings, refused
-
-DEFAULT_MODEL = "local:default"
-# The embedded demo must finish within 15 minutes on 2 CPU cores: short generations, one judge attempt.
-DEFAULT_LIMITS = {"max_new_tokens": 160, "judge_max_new_tokens": 640, "per_group": 1}
 
 
 def backend_spec(name: str, options: dict[str, Any], role: str = "model") -> ModelSpec:

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..hub.paths import is_hub_path
 from ..hub.run_copy import local_runs
-from ..hub.sources import is_hub_path
 from ..report.leaderboard_build import run_folders
 from ..report.run_checks import checked_runs
 from ..runner import Run

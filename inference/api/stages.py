@@ -14,18 +14,20 @@ from ..backends import check_installed
 from ..backends.shared import SharedBackends
 from ..report.markdown import save_invocation, write_report
 from ..report.run_checks import check_record_logs
+from ..report.scores_file import scores_if_scored
 from ..runner import Run, RunConfig
 from ..runner.folder import CONFIG_FILE, check_writable_folder, read_config
+from ..runner.inputs import baseline_folder, records_hash
 from ..runner.lock import lock_file_path, unlock_run_folder
 from ..runner.parallel import is_main_process, process_rank
 from .arguments import benchmark_argument, folder_argument, model_argument, path_argument
 from .config_build import build_config
+from .defaults import DEFAULT_OUT
 from .judge_changes import judge_changes
 from .result import RunResult, run_result
 from .settings import JUDGE_SETTINGS, refused, settings_from
 
 ALL_STAGES = ("generate", "judge", "score", "report")
-DEFAULT_OUT = Path("runs/default")
 LABELS = ("name", "judge_name")  # RunConfig's display names
 
 
@@ -62,13 +64,27 @@ def run_stages(run: Run, stages: tuple[str, ...], backends: SharedBackends) -> S
             run.judge(backends.get)
     if "score" in stages:
         with clock.stage("score"):
-            run.score()
+            if not scored_already(run):
+                run.score()
     clock.save(run)
     if "report" in stages:
         with clock.stage("report"):
             write_report(run.folder)
         clock.save(run)
     return clock
+
+
+def scored_already(run: Run) -> bool:
+    """Whether this command made no model or judge call and the folder's scores.json was scored from what the
+    folder holds now (its `inputs`: records, config.yaml, rows and the code's identity): a rerun of a finished run
+    keeps it (the `score` command always scores again)."""
+    if run.model_calls or run.judge_calls:
+        return False
+    try:
+        stored = scores_if_scored(run.folder)
+    except (OSError, ValueError):  # a damaged scores.json is scored again
+        return False
+    return stored is not None and stored.inputs == records_hash(run.folder, baseline_folder(run.config.benchmark_args))
 
 
 @contextmanager

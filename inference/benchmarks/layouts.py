@@ -9,12 +9,12 @@ when the JSON is read.
 
 from __future__ import annotations
 
-import copy
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, model_validator
 
-from longform_eval.metric.helloeval.weights import task_of_subcategory
+from longform_eval.common.bounded_json import json_copy
+from longform_eval.metric.helloeval.weights import published_task_of
 
 
 class Layout(BaseModel):
@@ -27,7 +27,7 @@ class Layout(BaseModel):
         their fields as set where they were not read from one."""
         if self._document is None:
             return self.model_dump(mode="json", exclude_unset=True)
-        return copy.deepcopy(self._document)
+        return json_copy(self._document)
 
 
 def field_value(node: Any, key: str) -> Any:
@@ -56,7 +56,7 @@ Intervals = dict[str, Interval | None]  # figure name -> its interval (None: the
 
 # ----- HelloBench -------------------------------------------------------------------------------------------------
 def known_subcategory(name: str) -> str:
-    if name not in task_of_subcategory():
+    if name not in published_task_of():
         raise ValueError("not a HelloBench subcategory")
     return name
 

@@ -10,7 +10,6 @@ Here, below the runner and the report, so that the benchmarks' hooks take it.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Annotated, Any
 
@@ -25,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from longform_eval.common.bounded_json import json_copy
 from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.plurals import counted
 from longform_eval.common.user_errors import document_problem
@@ -142,7 +142,7 @@ class RunScores(StoredScores):
 
     def document(self) -> dict[str, Any]:
         """scores.json's JSON document, as it was built from (and is written): a copy the caller may change."""
-        return copy.deepcopy(self._document)
+        return json_copy(self._document)
 
     @classmethod
     def of(cls, document: Any, layout: type[BaseModel] | None) -> RunScores:
@@ -157,7 +157,7 @@ class RunScores(StoredScores):
         except ValidationError as error:
             raise ScoresInvalid(document_problem(error, document)) from None
         scores._figures = figures
-        scores._document = copy.deepcopy(document)
+        scores._document = json_copy(document)
         return scores
 
 

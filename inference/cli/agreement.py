@@ -1,4 +1,5 @@
-"""`longform-eval judge-agreement`: a judge against PandaLM's human A/B labels (see `judge_agreement`)."""
+"""`longform-eval judge-agreement`: a judge against PandaLM's human A/B labels (see `judge_agreement`); its options are
+`agreement_flags.py`'s."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from longform_eval.common.arg_types import out_folder, source_folder
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.plurals import counted
 from longform_eval.metric.pairwise.judge import load_pairwise_prompt
@@ -17,7 +17,6 @@ from longform_eval.metric.pairwise.judge import load_pairwise_prompt
 from ..api.config_build import backend_spec, constrained_judge
 from ..benchmarks.base import sampling_config
 from ..config import GenerationConfig
-from ..limits import JUDGE_ATTEMPTS, NEW_TOKENS, ROWS
 from ..report.sections.tables import fmt_figure, markdown_table
 from ..runner.folder import check_writable_folder
 from ..runner.judge_agreement import (
@@ -30,50 +29,9 @@ from ..runner.judge_agreement import (
     released_verdicts,
 )
 from ..runner.lock import lock_run_folder
-from .args import add_backend_arguments, flag_options
+from .args import flag_options
 
-DEFAULT_OUT = Path("runs/judge-agreement")
 AGREEMENT_FILES = ("judgements.jsonl", "agreement.json")  # an earlier judge-agreement folder holds one of them
-
-
-def add_agreement_command(subparsers: argparse._SubParsersAction) -> None:
-    command = subparsers.add_parser(
-        "judge-agreement",
-        help="run a judge on PandaLM's human-labelled A/B items: agreement with the human majority, Cohen's kappa, "
-        "flip rate, confusion matrix (calibrate a judge before trusting it)",
-    )
-    add_backend_arguments(command, "judge", "to calibrate (required), e.g. local:default or openai:gpt-4o")
-    prompt = load_pairwise_prompt().judge
-    command.add_argument(
-        "--mode", choices=["pairwise", "single"], default="pairwise", help="judge mode (default: %(default)s)"
-    )
-    command.add_argument("--limit", type=ROWS.argument(), metavar="N", help="the first N items (default: all 999)")
-    command.add_argument(
-        "--judge-max-new-tokens",
-        type=NEW_TOKENS.argument(),
-        metavar="N",
-        help=f"the judge's max new tokens per reply (default: {prompt.max_tokens}, the pairwise judge prompt's)",
-    )
-    command.add_argument(
-        "--judge-attempts",
-        type=JUDGE_ATTEMPTS.argument(),
-        metavar="N",
-        help=f"attempts per call until it parses (default: {prompt.attempts}, the pairwise judge prompt's)",
-    )
-    command.add_argument(
-        "--constrained-judge",
-        choices=["on", "off"],
-        help="JSON-schema judging (default: on for local:, off otherwise)",
-    )
-    command.add_argument(
-        "--source",
-        type=source_folder,
-        help="folder of the PandaLM test set (default: the local copy, else upstream)",
-    )
-    command.add_argument(
-        "--out", type=out_folder, help=f"folder for the records and results (default {DEFAULT_OUT}/<judge>)"
-    )
-    command.set_defaults(handler=command_agreement)
 
 
 def judge_settings(args: argparse.Namespace) -> tuple[GenerationConfig, int]:
@@ -82,13 +40,14 @@ def judge_settings(args: argparse.Namespace) -> tuple[GenerationConfig, int]:
     return settings, args.judge_attempts or judge.attempts
 
 
-def command_agreement(args: argparse.Namespace) -> int:
+def command_agreement(args: argparse.Namespace, default_out: Path) -> int:
+    """Judge the items, write agreement.json and agreement.md into `--out` (else `default_out`/<judge>)."""
     if args.judge is None:
         raise ValueError("pass --judge BACKEND:MODEL, the judge to calibrate")
     judge = backend_spec(args.judge, flag_options(args.judge, args.judge_arg, args.judge_config, "judge"), "judge")
     folder = pandalm_folder(args.source)
     items = read_items(folder)[: args.limit]
-    out = args.out or DEFAULT_OUT / re.sub(r"[^A-Za-z0-9_.-]+", "-", judge.name).strip("-")
+    out = args.out or default_out / re.sub(r"[^A-Za-z0-9_.-]+", "-", judge.name).strip("-")
     check_writable_folder(out, "a judge-agreement folder", AGREEMENT_FILES)  # never over someone else's files
     lock_run_folder(out)  # one writer of judgements.jsonl at a time
     settings, attempts = judge_settings(args)

@@ -13,11 +13,9 @@ from typing import Any
 from longform_eval.common.arg_types import finite_float, out_folder
 from longform_eval.common.errors import ConfigError
 
-from ..api.config_build import DEFAULT_LIMITS, DEFAULT_MODEL
+from ..api.defaults import DEFAULT_LIMITS, DEFAULT_MODEL, DEFAULT_OUT
 from ..api.settings import JUDGE_SETTINGS, RunSettings, settings_from
-from ..api.stages import DEFAULT_OUT
-from ..backends import check_options
-from ..benchmarks import benchmark_names
+from ..benchmarks.registry import benchmark_names
 from ..config import ModelSpec, options_from
 from ..yaml_files import options_file
 from . import setting_flags
@@ -125,6 +123,8 @@ def flag_line(error: ConfigError) -> str:
 def flag_options(name: str | None, pairs: list[str] | None, file: Path | None, role: str) -> dict[str, Any]:
     """The options of `--ROLE-config FILE` and `--ROLE-arg`; a bad one in the file is blamed on the file."""
     if file and name:
+        from ..backends import check_options  # the backends' code: imported when a command runs
+
         check_options(ModelSpec.parse(name, options_file(file, f"--{role}-config")), f"--{role}-config {file}:")
     return options_from(pairs, file, role)
 

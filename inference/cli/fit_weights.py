@@ -6,13 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.markup import escape
-from rich.table import Table
-
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.common.guarded import DOCUMENT, read_cache_json
 from longform_eval.common.owned import check_new_or_ours, starts_with
-from longform_eval.dataset_builder.hellobench_weights import dump_weights
 
 from ..scrubbed_output import HarmlessConsole
 
@@ -47,6 +43,10 @@ def run_fit_weights(args: argparse.Namespace) -> int:
     Bad input raises a SourceError or ValueError naming the file, and an existing output that fit-weights did not
     write an OutputFileError, before anything is written; `longform-eval`'s main prints it and exits 2.
     """
+    from rich.markup import escape
+    from rich.table import Table
+
+    from longform_eval.dataset_builder.hellobench_weights import dump_weights
     from longform_eval.metric.helloeval.fitting import fit_report, fit_weights, read_annotations
 
     check_outputs(args.out, args.report)

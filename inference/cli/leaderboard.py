@@ -6,15 +6,8 @@ import argparse
 
 from longform_eval.common.arg_types import out_folder
 
-from ..api.leaderboard import leaderboard
-from ..hub.sources import hub_or_local_path
-from ..report.leaderboard_files import (
-    COMPACT_TEX_COLUMNS,
-    TEX_COLUMNS,
-    check_out_folder,
-    parse_tex_columns,
-    write_leaderboard,
-)
+from ..hub.paths import hub_or_local_path
+from ..report.tex_columns import COMPACT_TEX_COLUMNS, TEX_COLUMNS, parse_tex_columns
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -55,6 +48,9 @@ def tex_columns(text: str) -> tuple[str, ...]:
 
 
 def command_leaderboard(args: argparse.Namespace) -> int:
+    from ..api.ranking import leaderboard  # imported when the command runs: --help stays fast
+    from ..report.leaderboard_files import check_out_folder, write_leaderboard
+
     out = check_out_folder(args.out)  # before a run is read, as `le.leaderboard(..., out=)` does
     board = leaderboard(args.runs)
     write_leaderboard(board, out, args.tex_columns)

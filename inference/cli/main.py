@@ -7,51 +7,23 @@ An error the user caused (a bad option, file or record, a full disk) is one line
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import textwrap
-import traceback
-import warnings
-from collections.abc import Iterator
 from typing import Any, NoReturn
 
-from pydantic import ValidationError
-
-from longform_eval.common.errors import ConfigError, LongformEvalError, StaleResultWarning
-from longform_eval.common.install import prefixed
-from longform_eval.common.user_errors import os_error_line, validation_problem
-from longform_eval.dataset_builder import SourceError, SourceUnavailableError
+from longform_eval.common.errors import LongformEvalError
 from longform_eval.dataset_builder import cli as dataset_cli
 from longform_eval.dataset_builder.folder import package_version
-from longform_eval.dataset_builder.hub import HubUnavailableError
 from longform_eval.registry.discovery import loaded_entries, warn_broken
 
-from ..backends import MissingExtraError
-from ..environment_secrets import register_environment_secrets
-from ..hub.client import guard_hub_client
-from ..runner import RunConfigMismatch
-from ..runner.lock import RunFolderLocked, UnsafeLockFile, unlock_all_run_folders
-from ..scrubbed_output import scrubbed_output, unscrubbed
-from ..secret_values import scrub, scrubbed_line
+from ..environment_secrets import register_environment_secrets, register_hub_token
+from ..scrubbed_output import scrubbed_output
+from ..secret_values import scrub
 from . import fit_weights, leaderboard, publish, push_run
 from . import run as cli_run
-from .args import flag_line
 from .help_text import states_default
 
 COMMANDS_GROUP = "longform_eval.commands"
-EXPECTED_ERRORS = (
-    LongformEvalError,  # every error of the toolkit's own: the ones below that are not are the libraries'
-    SourceError,
-    SourceUnavailableError,
-    HubUnavailableError,
-    OSError,  # FileNotFoundError, ConnectionError, a full disk, ...
-    ImportError,
-    ValueError,  # pydantic's ValidationError too
-    MissingExtraError,
-    RunConfigMismatch,
-    RunFolderLocked,
-    UnsafeLockFile,
-)
 
 
 class CommandLineError(LongformEvalError, ValueError):
@@ -128,67 +100,22 @@ def drop_commands_added(subparsers: argparse._SubParsersAction, before: dict[str
     subparsers._choices_actions = [action for action in subparsers._choices_actions if action.dest not in added]
 
 
-def error_line(error: BaseException) -> str:
-    if isinstance(error, ConfigError):
-        return flag_line(error)  # the API names the setting; the command line names its flag
-    if isinstance(error, RunConfigMismatch):
-        return error.command_line()  # --force, where a Python caller is told force=True
-    if isinstance(error, ValidationError):
-        return f"{error.title}: {validation_problem(error)}"
-    if isinstance(error, OSError):
-        return os_error_line(error)
-    return " ".join(str(error).split("\n"))
-
-
-def error_text(command: str, error: BaseException) -> str:
-    """The error as printed: one line, but for a missing package, whose install commands follow on lines of their own
-    (`common.install`: no line over 100 characters)."""
-    head = f"longform-eval {command}: error: "
-    hint = prefixed(scrub(str(error)), head) if isinstance(error, ImportError) else None
-    return hint if hint is not None else head + scrubbed_line(error_line(error))
-
-
-@contextlib.contextmanager
-def one_line_warnings() -> Iterator[None]:
-    """Every warning is one line on stderr, never with the Python source line it came from: a StaleResultWarning (a
-    stale scores.json, and what was done instead) as its message; any other as Python shows it, less that line."""
-    shown = warnings.showwarning
-
-    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, *args: Any, **kwargs: Any):
-        if issubclass(category, StaleResultWarning):
-            print(f"longform-eval: {message}", file=sys.stderr)
-        else:
-            shown(" ".join(str(message).split()), category, filename, lineno, kwargs.get("file"), "")  # no source
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", StaleResultWarning)
-        warnings.showwarning = show
-        yield
-
-
 def main(argv: list[str] | None = None) -> int:
     with scrubbed_output():  # every line printed or logged, scrubbed of the secrets in use
         return run_command(argv)
 
 
 def run_command(argv: list[str] | None) -> int:
-    guard_hub_client()  # every Hub request of every command: a timeout, its answers checked (hub/client.py)
-    register_environment_secrets()  # the keys and tokens this environment holds: scrubbed from the first byte
+    register_environment_secrets(hub_token=False)  # the keys this environment holds: scrubbed from the first byte
     try:
         args = parser().parse_args(argv)
     except CommandLineError as error:
+        register_hub_token()  # the line may quote what was typed
         print(scrub(str(error)), file=sys.stderr)
         return 2
-    try:
-        with one_line_warnings():
-            return args.handler(args)
-    except EXPECTED_ERRORS as error:
-        if args.debug:
-            traceback.print_exc(file=unscrubbed(sys.stderr))
-        print(error_text(args.command, error), file=sys.stderr)
-        return 2
-    finally:
-        unlock_all_run_folders()  # the folders this command wrote are free again, and no `.lock` file stays
+    from .handled import run_handler  # imported when a command runs: --help and --version stay fast
+
+    return run_handler(args)  # the Hub client guarded before the command's first Hub request (hub/client.py)
 
 
 if __name__ == "__main__":

@@ -6,18 +6,17 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from longform_eval.common.arg_types import source_folder
 from longform_eval.common.plurals import counted
-from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message
+from longform_eval.dataset_builder.repo_ids import checked_repo_id
 
-from ..hub.publish import publish_release
-from ..hub.release import assemble_release
-from ..hub.release_plan import DEFAULT_SPACE_NAME, Release
-from ..hub.release_stage import stage_release
-from ..hub.sources import checked_repo_id
-from ..hub.space_settings import TOKEN_SECRET, arena_settings, settings_lines
+from ..hub.space_settings import DEFAULT_SPACE_NAME, TOKEN_SECRET, arena_settings, settings_lines
 from ..secret_values import register_secret
+
+if TYPE_CHECKING:
+    from ..hub.release_plan import Release
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -83,6 +82,13 @@ def add_arena_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_publish(args: argparse.Namespace) -> int:
+    # imported when the command runs: --help stays fast
+    from longform_eval.dataset_builder.hub import HubUnavailableError, offline_message
+
+    from ..hub.publish import publish_release
+    from ..hub.release import assemble_release
+    from ..hub.release_stage import stage_release
+
     checked_repo_id(f"{args.org}/{args.space_name}", "--org ORG with --space-name NAME")  # the other names are ours
     uploading = not (args.dry_run or args.stage)
     message = offline_message(f"publish to {args.org}") if uploading else None

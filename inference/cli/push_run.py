@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from longform_eval.common.arg_types import not_a_url
 from longform_eval.common.plurals import counted
 
-from ..hub.push_run import PushPlan, plan_push, push_run
-from ..hub.run_card import restricted_note
-from ..hub.sources import hub_path
+from ..hub.paths import hub_path
 from ..url_secrets import mask_url_secrets
+
+if TYPE_CHECKING:
+    from ..hub.push_run import PushPlan
 
 
 def add_command(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +39,9 @@ def add_command(subparsers: argparse._SubParsersAction) -> None:
 
 
 def command_push_run(args: argparse.Namespace) -> int:
+    from ..hub.push_run import plan_push, push_run  # imported when the command runs: --help stays fast
+    from ..hub.run_card import restricted_note
+
     plan = plan_push(args.folder, args.repo, args.path_in_repo)
     note = restricted_note(plan.run)
     if note:

@@ -19,7 +19,7 @@ from pydantic.fields import FieldInfo
 
 from longform_eval.common.arg_types import Ceiling, dataset_folder_or_repo, finite_float, source_folder
 
-from ..api.config_build import DEFAULT_LIMITS
+from ..api.defaults import DEFAULT_LIMITS
 from ..api.settings import RunSettings
 from ..config import parse_model_args
 from .help_text import states_default

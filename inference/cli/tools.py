@@ -8,7 +8,6 @@ from pathlib import Path
 
 from longform_eval.common.arg_types import out_folder, port
 
-from ..api.config_build import backend_spec
 from .args import flag_options
 from .setting_flags import add_settings_arguments
 
@@ -52,6 +51,7 @@ def add_tool_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def command_serve(args: argparse.Namespace) -> int:
+    from ..api.config_build import backend_spec
     from ..backends.serve import ModelServer
 
     spec = backend_spec(args.model, flag_options(args.model, args.model_arg, args.model_config, "model"))

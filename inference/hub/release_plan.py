@@ -19,13 +19,12 @@ from longform_eval.dataset_builder.hub import card_metadata, checked_repo_id, up
 from longform_eval.registry import benchmark_declarations
 
 from .licences import check_built_licence, licence_of
-from .space_settings import SpaceSettings, arena_settings, card_with_settings
+from .space_settings import DEFAULT_SPACE_NAME, SpaceSettings, arena_settings, card_with_settings
 
 METRIC_PACKAGE = "longform_eval.metric"
 SPACE_PACKAGE = "longform_eval.spaces"
 SPACE_FILES = ("app.py", "README.md", "requirements.txt")
 SPACE_EXTRAS = ("space",)
-DEFAULT_SPACE_NAME = "longform-eval-arena"
 ORG_PLACEHOLDER = "<org>"  # in a Space card (its code, `datasets:` and prose), replaced by the org published to
 REQUIREMENT = re.compile(r"^longform[-_.]eval\s*(?:\[(?P<extras>[^\]]*)\])?\s*(?P<spec>[^;#]*)$", re.IGNORECASE)
 INSTALL_LINE = re.compile(rf"^pip install {DISTRIBUTION}[ \t]*$", re.MULTILINE)  # a card's unpinned install line

@@ -23,8 +23,8 @@ from longform_eval.common.owned import read_listing, write_listing
 from longform_eval.common.plurals import counted
 
 from ..runner.folder import CONFIG_FILE, RunFolderError, transient_name
-from .run_remote import SCORES, is_run_file
-from .sources import hub_path, is_hub_path, join, local_path, missing_folder, parse_hub_path
+from .paths import hub_path, is_hub_path, join, missing_folder, parse_hub_path
+from .run_files import SCORES, is_run_file
 
 MARKER = ".longform-eval-hub-copy.json"
 DEFAULT_COPIES = Path("runs/hf")
@@ -55,6 +55,8 @@ def local_runs(sources: Sequence[str | Path], out: Path | None = None) -> list[P
 
 def hub_runs(source: str) -> list[str]:
     """The runs an `hf://` path names: itself if it is a run folder (or names none), else the run folders in it."""
+    from .sources import local_path  # the Hub client, imported for an hf:// path only
+
     folder = local_path(source)
     if (folder / CONFIG_FILE).is_file() or not folder.is_dir():
         return [source]
@@ -77,6 +79,8 @@ def default_copy(source: str) -> Path:
 
 def copy_run(source: str, out: Path) -> Path:
     """`out` holding the run files of the Hub run `source`, at the repo's current commit."""
+    from .sources import local_path
+
     snapshot = local_path(source)
     commit = snapshot_commit(snapshot, parse_hub_path(source)[2])
     if not (snapshot / CONFIG_FILE).is_file():

@@ -6,7 +6,6 @@ Remote config.yaml and scores.json files are read with the checks a local run fo
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -20,32 +19,14 @@ from longform_eval.common.guarded import DOCUMENT, read_bytes
 from ..benchmarks.run_scores import RunScores
 from ..report.markdown import load_scores
 from ..runner.folder import CONFIG_FILE, RunFolderError, read_config
-from ..runner.rows_file import ROWS_FILE
 from ..runner.schema import SchemaMismatch
 from ..url_secrets import mask_url_secrets
 from .client import checked_commit, guard_hub_client
+from .run_files import SCORES, TIMINGS, is_run_file
 from .sources import hub_path, join
 
 REPO_TYPE = "dataset"
-SCORES = "scores.json"
-TIMINGS = "timings.json"
-RUN_FILES = (
-    CONFIG_FILE,
-    SCORES,
-    "report.md",
-    "comparisons.json",
-    TIMINGS,
-    "generations*.jsonl",
-    "judgements*.jsonl",
-    "failures.jsonl",
-    ROWS_FILE,
-    "*.png",
-)
 Read = TypeVar("Read")
-
-
-def is_run_file(name: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in RUN_FILES)
 
 
 def child_of(folder: str, path: str) -> str | None:

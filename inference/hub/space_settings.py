@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .sources import DATASETS_PREFIX, checked_repo_id, parse_hub_path
+from longform_eval.dataset_builder.repo_ids import checked_repo_id
 
+from .paths import DATASETS_PREFIX, parse_hub_path
+
+DEFAULT_SPACE_NAME = "longform-eval-arena"  # the arena Space, ORG/NAME
 # The arena Space's settings (spaces/app.py and spaces/hub_votes.py read them under these names).
 RELEASED_VARIABLE = "LONGFORM_EVAL_RELEASED"
 RUNS_VARIABLE = "LONGFORM_EVAL_RUNS"

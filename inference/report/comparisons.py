@@ -19,7 +19,7 @@ import functools
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from longform_eval.metric.uncertainty import (
     paired_difference,
     shared_units,
 )
+from longform_eval.metric.uncertainty.figures import Figure
 from longform_eval.metric.uncertainty.intervals import normal_interval
 from longform_eval.metric.uncertainty.sparse import pooled_difference, sparse_strata
 from longform_eval.metric.uncertainty.unit_intervals import column_figure, figure_bounds
@@ -151,6 +152,14 @@ class SharedUnits:
 
     tables: list[UnitTable]
     dropped: dict[str, int]
+    figures_at: dict[int, dict[str, Figure]] = field(default_factory=dict)  # each run's figures on them, once
+
+    def figures(self, run: ComparedRun, at: int) -> dict[str, Figure]:
+        """The figures of the run at position `at` on the shared units (computed once for all its pairs)."""
+        if at not in self.figures_at:
+            table = self.tables[at]
+            self.figures_at[at] = run.benchmark.figures(table) if len(table) else {}
+        return self.figures_at[at]
 
     @property
     def n(self) -> int:
@@ -204,15 +213,17 @@ def compare(a: ComparedRun, b: ComparedRun, shared: SharedUnits | None = None, a
     shared = shared or shared_by([a, b])
     tables = (shared.tables[at[0]], shared.tables[at[1]])
     parts = None if None in (a.digest, b.digest) else [METHOD, a.digest, b.digest, shared.digest]
-    compute = lambda: [entry | {"a": None, "b": None} for entry in compared(a, b, tables)]  # noqa: E731
+    figures = lambda: (shared.figures(a, at[0]), shared.figures(b, at[1]))  # noqa: E731
+    compute = lambda: [entry | {"a": None, "b": None} for entry in compared(a, b, tables, figures())]  # noqa: E731
     entries = cached("comparison", parts, compute)
     return [entry | {"a": a.label, "b": b.label} for entry in entries]
 
 
-def compared(a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable]) -> list[dict[str, Any]]:
+def compared(
+    a: ComparedRun, b: ComparedRun, tables: tuple[UnitTable, UnitTable], figures: tuple[dict, dict]
+) -> list[dict[str, Any]]:
     table_a, table_b = tables
-    figures_a = a.benchmark.figures(table_a) if len(table_a) else {}
-    figures_b = b.benchmark.figures(table_b) if len(table_b) else {}
+    figures_a, figures_b = figures
     entries = []
     for name in a.names():
         head = {"a": a.label, "b": b.label, "benchmark": a.config, "figure": name}

@@ -32,7 +32,11 @@ def read_json(path: Path, advice: str) -> Any:
     """The JSON document in `path`; a DamagedFile naming `path` (and the field) if it is not valid JSON or holds a
     number that is not finite. `advice` ends the message: how to get a good file back. An UnreadableFile (a
     SourceError naming `path`) if it is not a regular file or is larger than DOCUMENT's ceiling."""
-    data = read_bytes(path, DOCUMENT)
+    return json_document(path, read_bytes(path, DOCUMENT), advice)
+
+
+def json_document(path: Path, data: bytes, advice: str) -> Any:
+    """`data`, the content of `path` as just read, as `read_json` reads it."""
     try:
         document = loads_json(data)
     except JsonRefused as error:

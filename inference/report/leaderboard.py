@@ -129,9 +129,19 @@ class Leaderboard:
 
     def to_pandas(self):
         """One row per run: the COLUMNS, then per other figure (task) its score, low and high, then deviations and
-        the run folder."""
+        the run folder (`records`)."""
         import pandas as pd
 
+        records = self.records()
+        frame = pd.DataFrame.from_records(records)
+        return frame.reindex(columns=self.columns(records)) if records else frame
+
+    def columns(self, records: list[dict[str, Any]]) -> list[str]:
+        """The COLUMNS, then every other field of `records` in the order met."""
+        return list(dict.fromkeys([*COLUMNS, *(name for record in records for name in record)]))
+
+    def records(self) -> list[dict[str, Any]]:
+        """One record per run, as `to_pandas` has them (and leaderboard.csv, without pandas)."""
         records = []
         for table in self.tables:
             for row in table.rows:
@@ -142,8 +152,7 @@ class Leaderboard:
                     record |= {name: found.score, f"{name}_low": found.low, f"{name}_high": found.high}
                 tail = {"deviations": "; ".join(row.deviations), "complete": row.complete, "run": row.run}
                 records.append(record | tail)
-        frame = pd.DataFrame.from_records(records)
-        return frame.reindex(columns=list(dict.fromkeys([*COLUMNS, *frame.columns]))) if records else frame
+        return records
 
     def __repr__(self) -> str:
         lines = [f"Leaderboard: {counted(len(self), 'run')} in {counted(len(self.tables), 'table')}"]

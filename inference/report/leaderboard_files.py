@@ -9,6 +9,8 @@ time; the files are staged beside the folder and swapped in whole.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 from pathlib import Path
@@ -23,7 +25,8 @@ from longform_eval.dataset_builder.folder import replace_folder
 from .leaderboard import Leaderboard, LeaderboardRow, fmt_figure
 from .leaderboard_labels import deviation_notes, ranks_sentence, task_figure
 from .leaderboard_plot import forest_plot
-from .leaderboard_tex import COMPACT_TEX_COLUMNS, TEX_COLUMNS, latex, parse_tex_columns
+from .leaderboard_tex import latex
+from .tex_columns import COMPACT_TEX_COLUMNS, TEX_COLUMNS, parse_tex_columns
 
 MARKER = ".longform-eval-leaderboard.json"
 NAME = "leaderboard"
@@ -65,10 +68,22 @@ def write_leaderboard(board: Leaderboard, out: Path, tex_columns: tuple[str, ...
 
 def write_files(board: Leaderboard, folder: Path, tex_columns: tuple[str, ...]) -> None:
     write_text_atomic(folder / f"{NAME}.md", "\n".join(markdown_lines(board)) + "\n")
-    write_text_atomic(folder / f"{NAME}.csv", board.to_pandas().map(csv_cell).to_csv(index=False))  # no formula
+    write_text_atomic(folder / f"{NAME}.csv", csv_text(board))
     write_text_atomic(folder / f"{NAME}.json", json.dumps(board.to_dict(), indent=2, ensure_ascii=False) + "\n")
     write_text_atomic(folder / f"{NAME}.tex", latex(board, tex_columns))
     forest_plot(board, folder / f"{NAME}.png", folder / f"{NAME}.pdf")
+
+
+def csv_text(board: Leaderboard) -> str:
+    """leaderboard.csv: `board.records()` under a header row, empty where a value is None, no cell a formula."""
+    records = board.records()
+    columns = board.columns(records)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow(["" if record.get(name) is None else csv_cell(record[name]) for name in columns])
+    return out.getvalue()
 
 
 # ----- markdown ---------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from longform_eval.common.atomic import replacing
 
 from .leaderboard import Leaderboard, LeaderboardRow, LeaderboardTable
 from .leaderboard_labels import model_labels, wrap
-from .sections.plots import pyplot
+from .sections.plots import subplots
 
 WIDTH_IN = 3.5  # one column of a two-column paper
 FONT_PT = 7
@@ -50,14 +50,15 @@ def forest_figure(board: Leaderboard):
     """The forest plot as a matplotlib figure, WIDTH_IN wide, one panel per table: each run's figure and 95%
     interval on the left, best at the top, its model label whole on the left; on the right its rank (a dot) and
     rank range (a bar), with a tick at the rank of each run it cannot be separated from (`unseparated`)."""
-    plt = pyplot()
+    import matplotlib
+
     tables = [(table, plotted_rows(table)) for table in board.tables]
     heights = [panel_height(table, rows) for table, rows in tables] or [0.8]
-    with plt.rc_context({"font.size": FONT_PT, "axes.titlesize": FONT_PT + 1, "axes.labelsize": FONT_PT}):
-        figure, axes = plt.subplots(
-            len(heights),
-            2,
-            figsize=(WIDTH_IN, sum(heights)),
+    with matplotlib.rc_context({"font.size": FONT_PT, "axes.titlesize": FONT_PT + 1, "axes.labelsize": FONT_PT}):
+        figure, axes = subplots(
+            (WIDTH_IN, sum(heights)),
+            nrows=len(heights),
+            ncols=2,
             gridspec_kw={"height_ratios": heights, "width_ratios": (2.6, 1.0)},
             squeeze=False,
         )
@@ -78,7 +79,6 @@ def forest_plot(board: Leaderboard, png: Path, pdf: Path) -> None:
     for path, kind in ((png, "png"), (pdf, "pdf")):
         with replacing(path) as temporary:
             figure.savefig(temporary, dpi=300, format=kind)
-    pyplot().close(figure)
 
 
 def panel_height(table: LeaderboardTable, rows: list[LeaderboardRow]) -> float:

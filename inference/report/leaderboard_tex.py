@@ -8,9 +8,7 @@ from longform_eval.common.shown import harmless_line
 
 from .leaderboard import Leaderboard, LeaderboardRow, LeaderboardTable, fmt_figure
 from .leaderboard_labels import deviation_notes, model_labels, ranks_sentence, task_figure, wrap
-
-TEX_COLUMNS = ("rank", "model", "judge", "shared", "score", "n", "tasks")  # what `--tex-columns` may name
-COMPACT_TEX_COLUMNS = ("rank", "model", "score")  # the default: one column of a two-column paper at \small
+from .tex_columns import COMPACT_TEX_COLUMNS, TEX_COLUMNS, checked_tex_columns, parse_tex_columns
 
 # ----- LaTeX ------------------------------------------------------------------------------------------------------
 LATEX_SPECIAL = {
@@ -40,20 +38,6 @@ def tex(text: object) -> str:
 def tex_figure(score: float | None, low: float | None, high: float | None) -> str:
     text = fmt_figure(score, low, high)
     return "--" if text == "-" else text
-
-
-def parse_tex_columns(text: str) -> tuple[str, ...]:
-    """`rank,model,score,n` as the columns of leaderboard.tex, in that order (see `checked_tex_columns`)."""
-    return checked_tex_columns(tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip())))
-
-
-def checked_tex_columns(names: tuple[str, ...]) -> tuple[str, ...]:
-    """`names` if they are one or more of TEX_COLUMNS; else a ValueError naming the unknown ones and the allowed."""
-    unknown = [name for name in names if name not in TEX_COLUMNS]
-    if unknown or not names:
-        found = f"unknown column {', '.join(map(repr, unknown))}" if unknown else "no column named"
-        raise ValueError(f"{found}; allowed: {','.join(TEX_COLUMNS)} (comma-separated, in the order wanted)")
-    return names
 
 
 def tex_lines(lines: list[str], align: str = "l") -> str:
@@ -146,3 +130,6 @@ def latex(board: Leaderboard, columns: tuple[str, ...] = COMPACT_TEX_COLUMNS) ->
         f"% columns: {', '.join(columns)} (`longform-eval leaderboard --tex-columns` chooses others)",
     ]
     return "\n".join(head) + "\n\n" + "\n\n".join(tex_table(table, columns) for table in board.tables) + "\n"
+
+
+__all__ = ["COMPACT_TEX_COLUMNS", "TEX_COLUMNS", "latex", "parse_tex_columns"]

@@ -61,7 +61,9 @@ def store(kind: str, parts: list[Any], value: Any) -> None:
     """Keep `value` for the key (a cache: a read-only cache, or a value JSON cannot hold, is not kept)."""
     with contextlib.suppress(OSError, ValueError):
         write_text_atomic(
-            entry_path(kind, parts), json.dumps({"value": value}, ensure_ascii=False, allow_nan=False) + "\n"
+            entry_path(kind, parts),
+            json.dumps({"value": value}, ensure_ascii=False, allow_nan=False) + "\n",
+            durable=False,  # a cache: an entry a crash lost is computed again
         )
 
 

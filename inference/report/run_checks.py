@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from longform_eval.common.file_memo import parsed_once
+
 from ..benchmarks.run_scores import RunScores
 from ..runner import Run
 from ..runner.config import RunConfig, RunConfigMismatch
@@ -25,7 +27,7 @@ from .folder_check import folder_hash, remember_check, remembered_check
 from .json_file import DamagedFile
 from .pairwise import pairwise_runs
 from .scores_check import Stale, serve, settle, stale_scores
-from .scores_file import SCORES_FILE, scores_document, typed_scores
+from .scores_file import SCORES_FILE, scores_bytes, scores_document, typed_scores
 from .timings import read_timings
 
 LOGS: tuple[tuple[str, type[GenerationRecord] | type[JudgementRecord]], ...] = (
@@ -34,11 +36,14 @@ LOGS: tuple[tuple[str, type[GenerationRecord] | type[JudgementRecord]], ...] = (
 )
 
 
-def check_record_logs(folder: Path) -> None:
-    """Every record of the folder's generation and judgement logs (shards included) is one of its type, whatever
-    model or judge made it; a RecordError names the file, the line and the field of the first that is not."""
+def check_record_logs(folder: Path, skipped: tuple[str, ...] = ()) -> None:
+    """Every record of the folder's generation and judgement logs (shards included; but the logs named in `skipped`)
+    is one of its type, whatever model or judge made it; a RecordError names the file, the line and the field of the
+    first that is not."""
     for pattern, model in LOGS:
         for path in sorted(Path(folder).glob(pattern)):
+            if path.name in skipped:
+                continue
             log = RecordLog(path, model.KEY)
             for number, record in log.numbered():
                 log.typed(model, number, record)
@@ -86,9 +91,11 @@ def checked_run(folder: Path) -> tuple[PendingCalls, Stale | None]:
     reader = FolderReader(folder)
     pending = remembered_check(folder, key)
     if pending is None:
-        config = reader.opened().config
-        check_record_logs(folder)
-        pending = pending_calls(reader.opened())  # reads the current records as their types and failures.jsonl
+        run = reader.opened()
+        config = run.config
+        run.check_records()  # its two logs, read once for the check and the pending calls
+        check_record_logs(folder, skipped=(run.generations.path.name, run.judgements.path.name))  # shards
+        pending = pending_calls(run)  # the current records, as checked; failures.jsonl
         remember_check(key, pending)
     scores = checked_scores(folder, config)
     read_timings(folder)
@@ -97,14 +104,15 @@ def checked_run(folder: Path) -> tuple[PendingCalls, Stale | None]:
 
 def checked_scores(folder: Path, config: RunConfig) -> RunScores:
     """scores.json, checked against config.yaml's benchmark and config, then as `load_scores` checks it."""
-    document = scores_document(folder)
+    data = scores_bytes(folder)
+    document = scores_document(folder, data)
     for field, stored in (("benchmark", config.benchmark), ("config", config.benchmark_config)):
         if isinstance(document, dict) and isinstance(document.get(field), str) and document[field] != stored:
             raise DamagedFile(
                 f"{folder / SCORES_FILE}: field '{field}': {document[field]!r}, but {CONFIG_FILE} says {stored!r}; "
                 f"run `longform-eval score {folder}` again"
             )
-    return typed_scores(folder, document)
+    return parsed_once(SCORES_FILE, data, lambda: typed_scores(folder, document))  # as `load_scores` keeps it
 
 
 def checked_runs(

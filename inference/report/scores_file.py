@@ -12,11 +12,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from longform_eval.common.guarded import file_state
+from longform_eval.common.file_memo import parsed_once
+from longform_eval.common.guarded import DOCUMENT, file_state, read_bytes
 
 from ..benchmarks.run_scores import RunScores, ScoresInvalid
 from ..benchmarks.scores_json import run_scores
-from .json_file import DamagedFile, read_json
+from .json_file import DamagedFile, json_document
 
 SCORES_FILE = "scores.json"
 
@@ -34,10 +35,12 @@ def load_scores(folder: str | Path) -> RunScores:
     """The one reader of a run's scores.json: the file as stored, once it passed every check (`run_scores`; a
     DamagedFile naming the file and the field if not); where this process found it not to be what the folder's records
     give and could not rewrite it, the scores recomputed from the records instead (`serve_scores`)."""
-    served = SERVED.get(Path(folder).resolve())
-    if served is not None and served[0] == file_state(Path(folder) / SCORES_FILE):
+    folder = Path(folder)
+    served = SERVED.get(folder.resolve())
+    if served is not None and served[0] == file_state(folder / SCORES_FILE):
         return served[1]
-    return typed_scores(Path(folder), scores_document(Path(folder)))
+    data = scores_bytes(folder)  # read on every call; parsed and checked once per content (`parsed_once`)
+    return parsed_once(SCORES_FILE, data, lambda: typed_scores(folder, scores_document(folder, data)))
 
 
 def scores_if_scored(folder: str | Path) -> RunScores | None:
@@ -51,12 +54,18 @@ def serve_scores(folder: Path, scores: RunScores) -> None:
     SERVED[Path(folder).resolve()] = (file_state(Path(folder) / SCORES_FILE), scores)
 
 
-def scores_document(folder: Path) -> Any:
-    """scores.json's JSON document, not yet checked (a DamagedFile where it is not JSON of finite numbers)."""
+def scores_bytes(folder: Path) -> bytes:
+    """scores.json's bytes (a FileNotFoundError saying to score the run where it has none)."""
     path = folder / SCORES_FILE
-    if not path.exists():  # a FIFO, a device or a folder there is named as such by `read_json`
+    if not path.exists():  # a FIFO, a device or a folder there is named as such by `read_bytes`
         raise FileNotFoundError(f"{path}: missing; run `longform-eval score {folder}` first")
-    return read_json(path, rescore(folder))
+    return read_bytes(path, DOCUMENT)
+
+
+def scores_document(folder: Path, data: bytes | None = None) -> Any:
+    """scores.json's JSON document (from `data`, its bytes as just read, where given), not yet checked (a DamagedFile
+    where it is not JSON of finite numbers)."""
+    return json_document(folder / SCORES_FILE, scores_bytes(folder) if data is None else data, rescore(folder))
 
 
 def typed_scores(folder: Path, document: Any) -> RunScores:

@@ -67,7 +67,8 @@ class DerivedValues:
             values = read_derived(store_path(kind), kind) | added
             document = {"format": FORMAT, "kind": kind, "values": values}
             with contextlib.suppress(OSError):
-                write_text_atomic(store_path(kind), json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n")
+                text = json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n"
+                write_text_atomic(store_path(kind), text, durable=False)  # a cache: lost, it is computed again
             self.stored[kind] = values
         self.added = {}
 

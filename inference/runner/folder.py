@@ -6,6 +6,7 @@ other folder holds someone else's files, which a report, scores or plots would o
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from longform_eval.common.errors import LongformEvalError
+from longform_eval.common.file_memo import parsed_once
 from longform_eval.common.guarded import LOG, iter_lines
 from longform_eval.common.user_errors import validation_problem
 
@@ -68,7 +70,8 @@ def read_config(folder: Path) -> dict[str, Any]:
     if not path.exists():  # a FIFO or a folder there is named as such by `settings_text`
         raise FileNotFoundError(f"{path}: not a run folder (no {CONFIG_FILE})")
     try:
-        stored = load_yaml(settings_text(path))
+        text = settings_text(path)
+        stored = parsed_once(CONFIG_FILE, text, lambda: load_yaml(text), copy.deepcopy)  # read often, parsed once
     except UnreadableSettings as error:
         raise RunFolderError(f"{path}: {error}; restore it or start a new --out") from None
     except UnicodeDecodeError as error:

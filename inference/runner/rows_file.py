@@ -12,19 +12,23 @@ the hash the file states) and the rows are loaded from the dataset, as before th
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import warnings
 from pathlib import Path
 from typing import Any
 
 from longform_eval.common.atomic import write_bytes_atomic
+from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import StaleResultWarning
-from longform_eval.common.guarded import ROWS, file_state, read_cache_json
+from longform_eval.common.file_memo import parsed_once
+from longform_eval.common.guarded import ROWS, UnreadableFile, gunzipped, read_bytes, read_cache
 
 from ..benchmarks.selection import rows_hash
 from .config import RunConfig
 
 ROWS_FILE = "rows.json.gz"
+ROWS_KEPT = 4  # the parsed rows of this many rows files kept in a process (tens of MB each)
 FORMAT = 1
 IDENTITY_FIELDS = (
     "benchmark",
@@ -46,8 +50,11 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
     """(rows, their `dataset_hash`) from the folder's rows file, if they are those `config` selects (the same
     selection, and the same `dataset_hash` where `config` has one)."""
     path = Path(folder) / ROWS_FILE
-    state = file_state(path, follow_symlinks=True)  # before reading: a file edited meanwhile is not taken as checked
-    document = read_rows_file(path)
+    stored = rows_file_bytes(path)  # as stored (compressed)
+    digest = hashlib.sha256(stored or b"").hexdigest()
+    # Parsed once per content: the runs of one benchmark config keep the same rows (read-only, as every row is).
+    parse = lambda: rows_document(unzipped(path, stored))  # noqa: E731
+    document = None if stored is None else parsed_once(ROWS_FILE, digest, parse, most=ROWS_KEPT)
     if document is None or document.get("identity") != rows_identity(config):
         return None
     rows = document.get("rows")
@@ -56,7 +63,7 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
     found = document.get("hash")  # what the file states; checked against the rows it holds, not believed
     if not isinstance(found, str) or not found or config.dataset_hash not in ("", found):
         return None
-    if not hash_holds((str(path.resolve()), state), rows, found):
+    if not hash_holds(digest, rows, found):
         warnings.warn(
             StaleResultWarning(
                 f"{path}: its rows do not give the hash it states (edited since the run wrote "
@@ -65,28 +72,57 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
             stacklevel=2,
         )
         return None
-    return rows, found
+    return list(rows), found
 
 
-# Rows files whose rows were found to give the hash they state, by the file as it stood then: (path, stat) -> hash.
-CHECKED: dict[tuple[str, tuple[int, ...]], str] = {}
+# The rows files whose rows were found to give the hash they state, by the SHA-256 of their bytes as stored:
+# the runs of one benchmark config keep the same file, checked once per process.
+CHECKED: dict[str, str] = {}
 
 
-def hash_holds(key: tuple[str, tuple[int, ...]], rows: list[dict[str, Any]], stated: str) -> bool:
-    """Whether `rows` give `stated`; computed once per file as it stands (`key`: its path and `file_state`; a rewritten
-    or replaced file is hashed again)."""
-    if CHECKED.get(key) == stated:
+def hash_holds(content: str, rows: list[dict[str, Any]], stated: str) -> bool:
+    """Whether `rows` give `stated`; computed once per content (`content`: the file's digest)."""
+    if CHECKED.get(content) == stated:
         return True
     holds = rows_hash(rows) == stated
-    if holds and key[1]:
-        CHECKED[key] = stated
+    if holds:
+        CHECKED[content] = stated
     return holds
 
 
 def read_rows_file(path: Path) -> dict[str, Any] | None:
     """The rows file's document; None where there is none, or it is not a regular file, too large (decompressed) or
-    damaged (`read_cache_json`)."""
-    document = read_cache_json(path, ROWS, follow_symlinks=is_snapshot_link(path))
+    damaged (`read_cache`)."""
+    return rows_document(rows_file_content(path))
+
+
+def rows_file_content(path: Path) -> bytes | None:
+    """The rows file's bytes, decompressed (`read_cache`); None where it cannot be used."""
+    return read_cache(path, ROWS, follow_symlinks=is_snapshot_link(path))
+
+
+def rows_file_bytes(path: Path) -> bytes | None:
+    """The rows file's bytes as stored; None where it cannot be read (missing, not a regular file, too large)."""
+    try:
+        return read_bytes(path, ROWS, follow_symlinks=is_snapshot_link(path), decompress=False)
+    except (OSError, UnreadableFile):
+        return None
+
+
+def unzipped(path: Path, stored: bytes | None) -> bytes | None:
+    """The rows file's bytes as stored, decompressed (`gunzipped`); None where they are not gzip within bounds."""
+    try:
+        return None if stored is None else gunzipped(stored, path, ROWS)
+    except UnreadableFile:
+        return None
+
+
+def rows_document(content: bytes | None) -> dict[str, Any] | None:
+    """The rows file's document in `content`; None where it is not JSON within bounds, or not of this format."""
+    try:
+        document = None if content is None else loads_json(content)
+    except ValueError:
+        return None
     return document if isinstance(document, dict) and document.get("format") == FORMAT else None
 
 

@@ -12,7 +12,7 @@ from longform_eval.dataset_builder.folder import package_version
 
 from ..backends import Backend, create_backend
 from ..backends.base import Request, Result
-from ..benchmarks import Benchmark, JudgeCall, Selection, create_benchmark, rows_hash, strip_think
+from ..benchmarks import Benchmark, JudgeCall, Selection, create_benchmark, rows_hash
 from ..benchmarks.rows import benchmark_rows
 from ..benchmarks.run_scores import RunScores
 from ..config import GenerationConfig, ModelSpec
@@ -20,6 +20,7 @@ from ..environment_secrets import register_config_secrets
 from ..progress import stage_progress
 from .answers import read_answers
 from .config import RunConfig
+from .current_records import CurrentRecords
 from .derived import DerivedValues
 from .failures import log_failure
 from .folder import CONFIG_FILE, check_writable_folder, read_config, validated_config
@@ -37,7 +38,7 @@ def request_hash(request: Request, generation: dict[str, Any]) -> str:
     return config_hash({"messages": request.messages, "prompt": request.prompt, "config": generation})
 
 
-class Run:
+class Run(CurrentRecords):
     """A run folder: its configuration, its benchmark and selected rows, and its record logs.
 
     Constructing one reads and writes nothing; `Run.create` (a configuration given) and `Run.open` (the folder's own
@@ -100,51 +101,6 @@ class Run:
     def reconcile(self, config: RunConfig, force: bool) -> RunConfig:
         """`config` as the folder's records allow it (`reconciled`); config.yaml written unless read-only."""
         return reconciled(self.folder, config, force, self.read_only)
-
-    # ----- the records of this configuration -------------------------------------------------------------
-    def current_generations(self) -> dict[str, GenerationRecord]:
-        """This model's responses with this generation config, by sample id (read again only when the log changed)."""
-        model, hash_ = self.config.model_id, self.config.generation_hash
-        return self.remembered(("generations", self.generations.signature(), model, hash_), self.read_generations)
-
-    def remembered(self, key: tuple, read: Callable[[], dict]) -> dict:
-        """`read()`, or what it gave last time for the same `key` (the log's signature and the settings it filters
-        by): a reader asks for the current records several times (pending calls, responses, scores)."""
-        if key not in self.memo:
-            self.memo = {key: read(), **{k: v for k, v in self.memo.items() if k[0] != key[0]}}
-        return dict(self.memo[key])
-
-    def read_generations(self) -> dict[str, GenerationRecord]:
-        model, hash_ = self.config.model_id, self.config.generation_hash
-        found = {}
-        for number, record in self.generations.numbered():
-            if record.get("model") == model and record.get("config_hash") == hash_:
-                found[record["sample_id"]] = self.generations.typed(GenerationRecord, number, record)
-        return found
-
-    def responses(self) -> dict[str, tuple[str, bool]]:
-        """The text judged and scored for each current generation, and whether <think> was stripped from it."""
-        found = {}
-        for sample_id, record in self.current_generations().items():
-            found[sample_id] = strip_think(record.response) if self.config.strip_think else (record.response, False)
-        return found
-
-    def current_judgements(self) -> dict[str, JudgementRecord]:
-        """This judge's verdicts with this judge config, on the generations as they are now, by judgement key."""
-        judge = self.config.judge.name if self.config.judge else None
-        key = ("judgements", self.judgements.signature(), self.generations.signature(), judge, self.config.judge_hash)
-        return self.remembered(key, self.read_judgements)
-
-    def read_judgements(self) -> dict[str, JudgementRecord]:
-        judge = self.config.judge.name if self.config.judge else None
-        hashes = {sample_id: g.generation_hash for sample_id, g in self.current_generations().items()}
-        found = {}
-        for number, record in self.judgements.numbered():
-            if (record.get("judge"), record.get("config_hash")) != (judge, self.config.judge_hash):
-                continue
-            if hashes.get(record.get("sample_id")) == record.get("generation_hash"):
-                found[record["key"]] = self.judgements.typed(JudgementRecord, number, record)
-        return found
 
     # ----- generate -------------------------------------------------------------------------------------
     def pending_generations(self) -> list[Request]:

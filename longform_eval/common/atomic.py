@@ -20,8 +20,9 @@ YAML_SUFFIXES = (".yaml", ".yml")
 
 
 @contextlib.contextmanager
-def replacing(path: str | Path) -> Iterator[Path]:
-    """Yields a temporary path beside `path`; when the block ends without error it replaces `path`."""
+def replacing(path: str | Path, durable: bool = True) -> Iterator[Path]:
+    """Yields a temporary path beside `path`; when the block ends without error it replaces `path` (flushed to disk
+    first unless not `durable`: a cache entry, which a crash leaves whole or missing and a reader recomputes)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -29,8 +30,9 @@ def replacing(path: str | Path) -> Iterator[Path]:
     temporary = Path(name)
     try:
         yield temporary
-        with temporary.open("rb+") as written:
-            os.fsync(written.fileno())
+        if durable:
+            with temporary.open("rb+") as written:
+                os.fsync(written.fileno())
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except OSError as error:  # e.g. a full disk: say which file could not be written
@@ -41,14 +43,14 @@ def replacing(path: str | Path) -> Iterator[Path]:
         temporary.unlink(missing_ok=True)
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
-    with replacing(path) as temporary:
+def write_bytes_atomic(path: str | Path, data: bytes, durable: bool = True) -> Path:
+    with replacing(path, durable) as temporary:
         temporary.write_bytes(data)
     return Path(path)
 
 
-def write_text_atomic(path: str | Path, text: str) -> Path:
+def write_text_atomic(path: str | Path, text: str, durable: bool = True) -> Path:
     """`text` written whole, the secrets in use masked and (but in YAML, which escapes controls itself and where
     an escape would change a value) its control characters shown as escapes (`shown.harmless`)."""
     text = outgoing_text(text)
-    return write_bytes_atomic(path, encoded(text if str(path).endswith(YAML_SUFFIXES) else harmless(text)))
+    return write_bytes_atomic(path, encoded(text if str(path).endswith(YAML_SUFFIXES) else harmless(text)), durable)

@@ -10,6 +10,7 @@ for a document with more than MAX_DEPTH arrays and objects (counted on the text,
 
 from __future__ import annotations
 
+import codecs
 import json
 from typing import Any
 
@@ -45,19 +46,37 @@ def bounded_int(digits: str) -> int:
     return int(digits)
 
 
+# One decoder for every call: `json.loads` with a hook builds a new one each time (a tenth of a log line's parse).
+DECODER = json.JSONDecoder(parse_int=bounded_int)
+
+
 def loads_json(data: str | bytes) -> Any:
     """`json.loads` within the module's bounds: a JsonRefused for a document nested more than MAX_DEPTH deep or an
     integer longer than MAX_INT_DIGITS digits; json.JSONDecodeError, UnicodeDecodeError (bytes that are not UTF-8)
     as `json.loads` raises them."""
-    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-    refused = JsonRefused(f"nested more than {MAX_DEPTH} levels deep")
+    if isinstance(data, bytes | bytearray):  # brackets counted on the bytes: in UTF-8 no other character holds one
+        text, brackets = data.removeprefix(codecs.BOM_UTF8).decode("utf-8"), data.count(b"[") + data.count(b"{")
+    elif isinstance(data, str):
+        text, brackets = data, data.count("[") + data.count("{")
+    else:
+        raise TypeError(f"the JSON object must be str or bytes, not {type(data).__name__}")
     try:
-        document = json.loads(text, parse_int=bounded_int)
+        document = DECODER.decode(text)
     except RecursionError:
-        raise refused from None
-    if text.count("[") + text.count("{") > MAX_DEPTH and deeper_than(document, MAX_DEPTH):
-        raise refused
+        raise too_deep() from None
+    if brackets > MAX_DEPTH and deeper_than(document, MAX_DEPTH):
+        raise too_deep()
     return document
 
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JsonRefused", "loads_json"]
+def json_copy(document: Any) -> Any:
+    """A deep copy of a JSON document (one `json` gives back), by JSON's own round trip: several times faster than
+    `copy.deepcopy` on a scores.json."""
+    return json.loads(json.dumps(document, ensure_ascii=False))
+
+
+def too_deep() -> JsonRefused:
+    return JsonRefused(f"nested more than {MAX_DEPTH} levels deep")
+
+
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "JsonRefused", "json_copy", "loads_json"]

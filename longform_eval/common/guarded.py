@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import io
 import os
 import stat
 import zlib
@@ -159,6 +160,17 @@ def read_bytes(path: Path | str, kind: Kind, follow_symlinks: bool = True, decom
     return data
 
 
+def gunzipped(data: bytes, path: Path | str, kind: Kind) -> bytes:
+    """`data` (the bytes of the `.gz` file `path`, as read) decompressed within `kind`'s ceilings, as `read_bytes`
+    decompresses a file; an UnreadableFile naming `path` otherwise."""
+    ceiling = kind.decompressed_ceiling(len(data))
+    with decompressed(io.BytesIO(data), path, True) as source:
+        found = source.read(ceiling + 1)
+    if len(found) > ceiling:
+        raise UnreadableFile(path, too_large(kind, compressed=True) if ceiling == kind.ceiling else bomb(kind, ceiling))
+    return found
+
+
 def bomb(kind: Kind, ceiling: int) -> str:
     return (
         f"decompresses to more than {ceiling} bytes, over {kind.gzip_ratio} times its size (no {kind.name} "
@@ -230,6 +242,7 @@ __all__ = [
     "Kind",
     "UnreadableFile",
     "file_state",
+    "gunzipped",
     "iter_lines",
     "open_regular",
     "read_bytes",

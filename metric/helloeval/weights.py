@@ -25,5 +25,12 @@ def flat_weights(grouped: dict[str, dict[str, tuple[float, ...]]] | None = None)
 
 
 def task_of_subcategory(grouped: dict[str, dict[str, tuple[float, ...]]] | None = None) -> dict[str, str]:
-    grouped = grouped or weights_by_task()
+    if not grouped:
+        return dict(published_task_of())
     return {sub: task for task, subs in grouped.items() for sub in subs}
+
+
+@functools.cache
+def published_task_of() -> dict[str, str]:
+    """`task_of_subcategory()` of the published weights, built once (every row of a scores.json is checked by it)."""
+    return {sub: task for task, subs in weights_by_task().items() for sub in subs}

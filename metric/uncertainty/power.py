@@ -9,6 +9,7 @@ iterates on n until the t test at n's degrees of freedom reaches the power.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -98,13 +99,19 @@ def minimum_detectable_difference(
     normal = z_sum(alpha, power)
     if df is None or not math.isfinite(df):
         return normal * se_difference
+    return detectable_in_se(max(float(df), 1.0), alpha, power) * se_difference
+
+
+@functools.lru_cache(maxsize=4096)
+def detectable_in_se(df: float, alpha: float, power: float) -> float:
+    """The minimum detectable difference in standard errors of a t test at `df` degrees of freedom (the same for
+    every pair of runs compared on the same units: solved once)."""
     from scipy.optimize import brentq
 
-    df = max(float(df), 1.0)
-    top = normal * 2
+    top = z_sum(alpha, power) * 2
     while t_power(top, df, alpha) < power:
         top *= 2
-    return float(brentq(lambda d: t_power(d, df, alpha) - power, 0.0, top)) * se_difference
+    return float(brentq(lambda d: t_power(d, df, alpha) - power, 0.0, top))
 
 
 def independent_se(se_a: float, se_b: float | None = None) -> float:

@@ -47,7 +47,7 @@ class UnitTable:
     def design(self) -> Design:
         if self.strata is None:
             return Design.simple(len(self.ids), unit=self.unit)
-        return Design.stratified(list(self.strata), unit=self.unit, by=self.stratified_by or "stratum")
+        return Design.stratified(tuple(self.strata), unit=self.unit, by=self.stratified_by or "stratum")
 
     def subset(self, index: np.ndarray) -> UnitTable:
         """The rows at `index` (e.g. the units two runs share), in that order."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +23,17 @@ from longform_eval.inference.cli.help_text import states_default
 from longform_eval.inference.cli.setting_flags import BACKEND_OPTIONS, flag_of
 
 RUN_COMMANDS = ("run", "generate")
+# What `--help` and `--version` must not import: each costs a tenth of a second or more, and no option needs it.
+HEAVY = ("scipy", "numpy", "matplotlib", "pandas", "datasets", "huggingface_hub", "httpx", "httpx2", "httpcore2")
+HELP_IMPORTS = """
+import contextlib, io, sys
+from longform_eval.inference.cli import main, parser
+parser()
+for flag in ("--help", "--version"):
+    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):
+        main([flag])
+print(" ".join(sorted({name.partition(".")[0] for name in sys.modules})))
+"""
 
 
 def commands() -> dict[str, argparse.ArgumentParser]:
@@ -177,3 +190,12 @@ def test_generate_without_out_writes_where_the_api_does(gpt4o_replays, tmp_path,
     expected = DEFAULT_OUT / "hellobench-chat"
     assert Path(result.folder) == expected or Path(os.path.relpath(result.folder, api_cwd)) == expected
     assert (cli_cwd / expected / "generations.jsonl").is_file() and (api_cwd / expected / "generations.jsonl").is_file()
+
+
+def test_help_and_version_import_no_heavy_library():
+    """Building the parser, `--help` and `--version` import the options, not the commands' code (issue: --help took a
+    second): no scipy, pandas, matplotlib, datasets or Hub client; a fresh interpreter, as the installed command."""
+    done = subprocess.run([sys.executable, "-c", HELP_IMPORTS], capture_output=True, text=True, check=True)
+    imported = set(done.stdout.split())
+    assert "longform_eval" in imported  # the check ran
+    assert not imported & set(HEAVY), f"--help imports {sorted(imported & set(HEAVY))}"

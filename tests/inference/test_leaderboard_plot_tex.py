@@ -22,7 +22,6 @@ from longform_eval.inference.report.leaderboard import Figure, Leaderboard, Lead
 from longform_eval.inference.report.leaderboard_labels import wrap
 from longform_eval.inference.report.leaderboard_plot import PLOT_LABEL_CHARS, forest_figure, unseparated
 from longform_eval.inference.report.leaderboard_tex import TEX_COLUMNS, latex
-from longform_eval.inference.report.sections.plots import pyplot
 
 from .test_leaderboard import replay_run
 
@@ -71,11 +70,7 @@ def chain() -> list[LeaderboardRow]:
 
 @contextlib.contextmanager
 def figure_of(leaderboard: Leaderboard):
-    figure = forest_figure(leaderboard)
-    try:
-        yield figure
-    finally:
-        pyplot().close(figure)
+    yield forest_figure(leaderboard)  # a Figure of its own (no pyplot): nothing to close
 
 
 # ----- ties: each row's own set -----------------------------------------------------------------------------------

@@ -204,7 +204,7 @@ def test_a_plot_is_drawn_again_only_when_what_it_shows_changed(tmp_path, monkeyp
     path = tmp_path / "bars.png"
     assert bar_plot(path, {"a": 1.0, "b": 2.0}, "y", "t") == path and path.stat().st_size > 1000
     drawn = path.read_bytes()
-    monkeypatch.setattr(plots, "pyplot", lambda: pytest.fail("drawn again from the same inputs"))
+    monkeypatch.setattr(plots, "subplots", lambda *a, **k: pytest.fail("drawn again from the same inputs"))
     assert bar_plot(path, {"a": 1.0, "b": 2.0}, "y", "t") == path and path.read_bytes() == drawn
     monkeypatch.undo()
     assert bar_plot(path, {"a": 1.0, "b": 2.5}, "y", "t") == path and path.read_bytes() != drawn  # another figure

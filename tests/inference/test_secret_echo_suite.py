@@ -196,9 +196,9 @@ def tiny_release(org: str, **options) -> Release:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_publish_to_a_hub_that_echoes_the_token_prints_no_secret(mode, online, tmp_path, monkeypatch, capfd):
-    from longform_eval.inference.cli import publish
+    from longform_eval.inference.hub import release as hub_release
 
-    monkeypatch.setattr(publish, "assemble_release", tiny_release)
+    monkeypatch.setattr(hub_release, "assemble_release", tiny_release)  # `publish` imports it when it runs
     online.fault = hub_fault(mode, online, "secrets")  # the request that carries the Space's token in its body
     code = main(["publish", "--org", ORG, "--space-token-from-env", "SPACE_TOKEN"])
     captured = capfd.readouterr()
@@ -228,14 +228,14 @@ def test_push_run_refuses_a_file_that_holds_a_secret_of_the_environment(
 
 
 def test_publish_refuses_a_file_that_holds_the_space_token(online, monkeypatch, capfd):
-    from longform_eval.inference.cli import publish
+    from longform_eval.inference.hub import release as hub_release
 
     def leaky_release(org: str, **options) -> Release:
         release = tiny_release(org, **options)
         release.repos[0].files["notes.md"] = f"token: {SPACE_TOKEN}\n".encode()
         return release
 
-    monkeypatch.setattr(publish, "assemble_release", leaky_release)
+    monkeypatch.setattr(hub_release, "assemble_release", leaky_release)
     assert main(["publish", "--org", ORG, "--space-token-from-env", "SPACE_TOKEN"]) == 2
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and f"space {ORG}/longform-eval-arena: notes.md:1: holds a secret in use" in err

@@ -207,11 +207,12 @@ def model_figures(
 ) -> list[Published]:
     verdicts = released_verdicts(source, model)
     figures = lambda ids: figures_of(HelloBenchLayout, published_scores(verdicts, prompts, ids))  # noqa: E731
-    found = [Published(model, f"all {len(prompts)}: whole benchmark", figures(set(prompts)))]
+    whole = figures(set(prompts))
+    found = [Published(model, f"all {len(prompts)}: whole benchmark", whole)]
     if run_ids:
         same = run_ids & set(prompts)
         label = f"same {len(same)} as this run" + ("" if same == run_ids else f" (of its {len(run_ids)})")
-        found.append(Published(model, label, figures(same)))
+        found.append(Published(model, label, whole if same == set(prompts) else figures(same)))  # a full run: once
     return found
 
 

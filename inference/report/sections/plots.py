@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from longform_eval.common.atomic import replacing
 
@@ -48,13 +49,15 @@ def split_plots(plots: list[Plot]) -> tuple[list[Path], list[str]]:
     return drawn, [p.sentence() for p in plots if isinstance(p, Absent)]
 
 
-def pyplot():
-    import matplotlib
+def subplots(figsize: tuple[float, float], **options: Any):
+    """A new figure and its axes (`Figure.subplots(**options)`), drawn by Agg when saved: no pyplot, so no global list
+    of figures to close and a third of matplotlib's import time saved."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    figure = Figure(figsize=figsize)
+    FigureCanvasAgg(figure)  # measures text (a title fitted to its axes) before it is saved
+    return figure, figure.subplots(**options)
 
 
 def save(figure, path: Path) -> Path:
@@ -67,7 +70,6 @@ def save(figure, path: Path) -> Path:
     figure.tight_layout()
     with replacing(path) as temporary:
         figure.savefig(temporary, dpi=110, format="png", bbox_inches="tight", pad_inches=0.1)
-    pyplot().close(figure)
     return path
 
 
@@ -110,7 +112,7 @@ def bar_plot(
     absent = too_few(path, 1, len(values), unit)
     if absent:
         return absent
-    figure, axis = pyplot().subplots(figsize=(7, 3.5))
+    figure, axis = subplots(figsize=(7, 3.5))
     axis.bar(list(values), list(values.values()), color="#4c72b0")
     if bounds:
         error_bars(axis, values, bounds)
@@ -138,7 +140,7 @@ def scatter_plot(
     absent = too_few(path, 2, len(x), unit)
     if absent:
         return absent
-    figure, axis = pyplot().subplots(figsize=(6, 4))
+    figure, axis = subplots(figsize=(6, 4))
     axis.scatter(x, y, s=12, alpha=0.7)
     axis.set_xlabel(xlabel)
     axis.set_ylabel(ylabel)
@@ -155,7 +157,7 @@ def line_plot(
     absent = too_few(path, 2, points, unit)
     if absent:
         return absent
-    figure, axis = pyplot().subplots(figsize=(6.5, 3.5))
+    figure, axis = subplots(figsize=(6.5, 3.5))
     for (label, values), marker in zip(series.items(), "os^vD", strict=False):
         axis.plot(x, values, marker=marker, label=label)
     axis.set_xlabel(xlabel)
@@ -176,7 +178,7 @@ def loglog_scatter(
     absent = too_few(path, 1, drawable, "points with both lengths above 0")
     if absent:
         return absent
-    figure, axis = pyplot().subplots(figsize=(6, 6))
+    figure, axis = subplots(figsize=(6, 6))
     drawn, left_out = [], 0
     for label, (x, y) in series.items():
         points = [(a, b) for a, b in zip(x, y, strict=True) if a > 0 and b > 0]
@@ -210,7 +212,7 @@ def interval_plot(
     ordered = sorted(ratings.items(), key=lambda item: item[1][0])
     points = [value for _, (value, _, _) in ordered]
     errors = [[value - low for _, (value, low, _) in ordered], [high - value for _, (value, _, high) in ordered]]
-    figure, axis = pyplot().subplots(figsize=(7, 1.2 + 0.45 * len(ordered)))
+    figure, axis = subplots(figsize=(7, 1.2 + 0.45 * len(ordered)))
     axis.errorbar(points, range(len(ordered)), xerr=errors, fmt="o", color="#4c72b0", capsize=4)
     axis.set_yticks(range(len(ordered)), [name for name, _ in ordered])
     axis.set_xlabel(xlabel)
@@ -228,7 +230,7 @@ def heat_map(path: Path, names: list[str], matrix: list[list[float | None]], tit
 
     values = np.array([[np.nan if v is None else v for v in row] for row in matrix], dtype=float)
     size = 2.5 + 0.7 * len(names)
-    figure, axis = pyplot().subplots(figsize=(size + 1.5, size))
+    figure, axis = subplots(figsize=(size + 1.5, size))
     image = axis.imshow(values, cmap="RdBu", vmin=0, vmax=100)
     for i, row in enumerate(values):
         for j, value in enumerate(row):

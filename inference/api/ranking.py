@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..hub.paths import is_hub_path
 from ..hub.run_copy import local_runs
-from ..hub.sources import is_hub_path
 from ..report.leaderboard import Leaderboard
 from ..report.leaderboard_build import build_leaderboard, run_folders
 from ..report.leaderboard_files import check_out_folder, write_leaderboard
