@@ -20,7 +20,12 @@ from longform_eval.metric.helloeval.weights import published_task_of
 class Layout(BaseModel):
     model_config = ConfigDict(strict=True, extra="allow")
 
-    _document: dict[str, Any] | None = PrivateAttr(default=None)  # the JSON object it was read from (`figures_of`)
+
+class Figures(Layout):
+    """The top of a benchmark's figures (its `scores_layout`), keeping the JSON object it was read from (`figures_of`;
+    only here: a private attribute costs every instance of a model, and a run's rows are hundreds of them)."""
+
+    _document: dict[str, Any] | None = PrivateAttr(default=None)
 
     def document(self) -> dict[str, Any]:
         """The JSON object these figures were read from, as scores.json keeps it (a copy the caller may change);
@@ -28,6 +33,13 @@ class Layout(BaseModel):
         if self._document is None:
             return self.model_dump(mode="json", exclude_unset=True)
         return json_copy(self._document)
+
+
+def figures_document(figures: BaseModel) -> dict[str, Any]:
+    """`figures.document()`, or for a plug-in's own model its fields as set (`model_dump`)."""
+    if isinstance(figures, Figures):
+        return figures.document()
+    return figures.model_dump(mode="json", exclude_unset=True)
 
 
 def field_value(node: Any, key: str) -> Any:
@@ -77,7 +89,7 @@ class HelloRow(Layout):
     required: Count | None = None
 
 
-class HelloBenchLayout(Layout):
+class HelloBenchLayout(Figures):
     overall: Figure
     tasks: dict[str, HelloGroup]
     subcategories: dict[str, HelloGroup]
@@ -105,7 +117,7 @@ class LongBenchWriteRow(Layout):
     s_q: Figure
 
 
-class LongBenchWriteLayout(Layout):
+class LongBenchWriteLayout(Figures):
     s_l: Figure
     s_q: Figure
     s: Figure
@@ -163,7 +175,7 @@ class LongGenBenchRow(Layout):
         return "cr" in self.model_fields_set
 
 
-class LongGenBenchLayout(Layout):
+class LongGenBenchLayout(Figures):
     cr: Figure
     stic1: Figure
     stic2: Figure
@@ -248,7 +260,7 @@ def length_control_kind(value: Any) -> str:
     return "unavailable" if isinstance(value, dict) and "unavailable" in value else "fitted"
 
 
-class PairwiseLayout(Layout):
+class PairwiseLayout(Figures):
     baseline: str | None
     mode: str
     n_items: Count

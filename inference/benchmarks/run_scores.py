@@ -29,7 +29,7 @@ from longform_eval.common.errors import LongformEvalError
 from longform_eval.common.plurals import counted
 from longform_eval.common.user_errors import document_problem
 
-from .layouts import Count, Figure, Intervals, Layout
+from .layouts import Count, Figure, Figures, Intervals, Layout
 
 SCHEMA_VERSION = 2
 NAMED = ("benchmark", "model")  # what makes a JSON object a scores file at all
@@ -171,10 +171,11 @@ def figures_of(layout: type[BaseModel] | None, figures: dict[str, Any]) -> Any:
     what `Benchmark.score` returns and the hooks over the figures take (`Benchmark.unit_table`)."""
     document = json.loads(json.dumps(figures, ensure_ascii=False))
     try:
-        typed = (layout or Layout).model_validate(document, strict=True)
+        typed = (layout or Figures).model_validate(document, strict=True)
     except ValidationError as error:
         raise ScoresInvalid(f"the benchmark's figures: {document_problem(error, document)}") from None
-    typed._document = document
+    if isinstance(typed, Figures):
+        typed._document = document
     return typed
 
 

@@ -7,10 +7,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
-from ..benchmarks.layouts import Layout
+from ..benchmarks.layouts import Layout, figures_document
 from ..benchmarks.run_scores import RunScores, ScoresInvalid
 from ..benchmarks.scores_json import run_scores
 from ..config import ModelSpec
@@ -41,12 +43,12 @@ def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None =
 def typed(run: RunState, figures: Any) -> Layout:
     """What `Benchmark.score` returned as its layout: a plug-in's JSON object is read as the built-ins' figures are;
     a ScoresInvalid naming the run's scores.json if it is neither."""
-    if isinstance(figures, Layout):
+    if isinstance(figures, BaseModel):  # a Layout, or a plug-in's own model
         return figures
     if not isinstance(figures, dict):
         raise ScoresInvalid(
             f"{run.folder / SCORES_FILE}: not written: {run.config.benchmark}'s score() returned "
-            f"{type(figures).__name__}, not its figures (a Layout or a JSON object)"
+            f"{type(figures).__name__}, not its figures (a pydantic model or a JSON object)"
         )
     try:
         return run.benchmark.typed_figures(figures)
@@ -101,7 +103,7 @@ def scores_of(run: RunState) -> RunScores:
     generations = run.current_generations()
     judgements = run.current_judgements()
     samples = sample_scores(run, judgements)
-    figures = samples[0].document()
+    figures = figures_document(samples[0])
     uncertainty = uncertainty_fields(run.benchmark, samples)
     points = uncertainty.pop("points", {})
     if len(samples) > 1:

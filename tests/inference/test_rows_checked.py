@@ -51,3 +51,30 @@ def test_a_gzip_bomb_of_rows_is_refused_after_reading_what_rows_could_hold(tmp_p
     real = gzip.compress(json.dumps({"rows": [{"instruction": f"prompt {i} " * 40} for i in range(300)]}).encode())
     (tmp_path / "real.json.gz").write_bytes(real)
     assert read_bytes(tmp_path / "real.json.gz", ROWS)  # real rows compress far less
+
+
+def test_rows_edited_in_the_form_the_run_writes_are_not_used(run, capsys):
+    """The file's own text is hashed where it has the form `write_rows_file` gives it: an edit in that form is seen."""
+    before = overall(run)
+    document = json.loads(gzip.decompress((run / ROWS_FILE).read_bytes()))
+    document["rows"][0]["checklist_weights"] = [100.0] + [0.0] * (len(document["rows"][0]["checklist_weights"]) - 1)
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True, default=str)
+    (run / ROWS_FILE).write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    capsys.readouterr()
+    assert main(["score", str(run)]) == 0
+    assert f"{run / ROWS_FILE}: its rows do not give the hash it states" in capsys.readouterr().err
+    assert overall(run) == pytest.approx(before, abs=1e-9)
+
+
+def test_a_rows_file_as_written_is_checked_without_serializing_its_rows_again(run, monkeypatch):
+    from longform_eval.inference.runner import rows_file
+
+    monkeypatch.setattr(rows_file, "CHECKED", {})
+    monkeypatch.setattr(rows_file, "rows_hash", lambda rows: pytest.fail("the rows serialized again"))
+    assert rows_file.stored_rows(run, rows_file_config(run)) is not None
+
+
+def rows_file_config(folder: Path):
+    from longform_eval.inference.runner.folder import CONFIG_FILE, read_config, validated_config
+
+    return validated_config(folder / CONFIG_FILE, read_config(folder))
