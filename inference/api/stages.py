@@ -19,7 +19,7 @@ from ..runner import Run, RunConfig
 from ..runner.folder import CONFIG_FILE, check_writable_folder, read_config
 from ..runner.inputs import baseline_folder, records_hash
 from ..runner.lock import lock_file_path, unlock_run_folder
-from ..runner.parallel import is_main_process, process_rank
+from ..runner.parallel import is_main_process, process_rank, process_state
 from .arguments import benchmark_argument, folder_argument, model_argument, path_argument
 from .config_build import build_config
 from .defaults import DEFAULT_OUT
@@ -77,8 +77,11 @@ def run_stages(run: Run, stages: tuple[str, ...], backends: SharedBackends) -> S
 def scored_already(run: Run) -> bool:
     """Whether this command made no model or judge call and the folder's scores.json was scored from what the
     folder holds now (its `inputs`: records, config.yaml, rows and the code's identity): a rerun of a finished run
-    keeps it (the `score` command always scores again)."""
-    if run.model_calls or run.judge_calls:
+    keeps it (the `score` command always scores again). Not for a plug-in benchmark (its code is not in the code's
+    identity) or a data-parallel launch (another process's failed calls are counted in scores.json)."""
+    if run.model_calls or run.judge_calls or process_state() is not None:
+        return False
+    if not type(run.benchmark).__module__.startswith("longform_eval."):
         return False
     try:
         stored = scores_if_scored(run.folder)

@@ -149,7 +149,8 @@ class Benchmark(ABC):
     Required: `name`, `configs`, `default_config`, `paper_settings`, `generation_request`, `judge_calls`, `parse`,
     `score`. Optional (defaults below): row preparation and ordering, deviations, and what is read back from
     scores.json: `length_targets`, `pairwise_battles`, and for intervals `unit_table`, `figures`, `figure_path`,
-    `fitted_intervals`. Nothing here formats text: that is the presentation's (`inference/report/sections/`).
+    `fitted_intervals`. Nothing here formats text: that is the presentation's (`inference/report/sections/`). A row
+    handed to a method is read-only: the runs of one benchmark config in a process share their rows.
     """
 
     name: ClassVar[str]
@@ -163,8 +164,7 @@ class Benchmark(ABC):
     headline_scale: ClassVar[str | None] = None  # the range of the headline figure, e.g. "-300..100"
     headline_figure: ClassVar[str | None] = None  # its name in scores.json's `intervals` (None: the first there)
     percent_figures: ClassVar[frozenset[str]] = frozenset()  # figures scores.json keeps as fractions, printed x100
-    # What the benchmark's figures look like in scores.json (see `layouts.py`): `report` checks a scores.json against
-    # it before writing anything. None: only the fields every scores.json has are checked.
+    # What the benchmark's figures look like in scores.json (`layouts.py`); None: only every scores.json's fields.
     scores_layout: ClassVar[type[BaseModel] | None] = None
     # The model under test as its backend names it (`BACKEND:MODEL`'s MODEL, e.g. "/models/Llama-3.1-8B-Instruct"),
     # set by `create_benchmark`; None when not known (imported generations). Upstream's settings may depend on it.

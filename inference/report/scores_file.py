@@ -20,6 +20,7 @@ from ..benchmarks.scores_json import run_scores
 from .json_file import DamagedFile, json_document
 
 SCORES_FILE = "scores.json"
+SCORES_KEPT = 64  # checked scores files kept in a process (a few MB each with their rows)
 
 
 def rescore(folder: Path) -> str:
@@ -40,7 +41,7 @@ def load_scores(folder: str | Path) -> RunScores:
     if served is not None and served[0] == file_state(folder / SCORES_FILE):
         return served[1]
     data = scores_bytes(folder)  # read on every call; parsed and checked once per content (`parsed_once`)
-    return parsed_once(SCORES_FILE, data, lambda: typed_scores(folder, scores_document(folder, data)))
+    return parsed_once(SCORES_FILE, data, lambda: typed_scores(folder, scores_document(folder, data)), most=SCORES_KEPT)
 
 
 def scores_if_scored(folder: str | Path) -> RunScores | None:

@@ -41,10 +41,9 @@ class CurrentRecords:
         model, hash_ = self.config.model_id, self.config.generation_hash
         found = {}
         for number, record in self.generations.numbered():
-            current = record.get("model") == model and record.get("config_hash") == hash_
-            typed = self.generations.typed(GenerationRecord, number, record) if current or check_all else None
-            if current:
-                found[record["sample_id"]] = typed
+            typed = self.generations.typed(GenerationRecord, number, record) if check_all else None  # fields first
+            if record.get("model") == model and record.get("config_hash") == hash_:
+                found[record["sample_id"]] = typed or self.generations.typed(GenerationRecord, number, record)
         return found
 
     def check_records(self) -> None:
@@ -76,9 +75,9 @@ class CurrentRecords:
         hashes = {sample_id: g.generation_hash for sample_id, g in self.current_generations().items()}
         found = {}
         for number, record in self.judgements.numbered():
-            current = (record.get("judge"), record.get("config_hash")) == made_by
-            current = current and hashes.get(record.get("sample_id")) == record.get("generation_hash")
-            typed = self.judgements.typed(JudgementRecord, number, record) if current or check_all else None
-            if current:
-                found[record["key"]] = typed
+            typed = self.judgements.typed(JudgementRecord, number, record) if check_all else None  # fields first
+            if (record.get("judge"), record.get("config_hash")) != made_by:
+                continue
+            if hashes.get(str(record.get("sample_id"))) == record.get("generation_hash"):
+                found[record["key"]] = typed or self.judgements.typed(JudgementRecord, number, record)
         return found

@@ -118,14 +118,19 @@ def unzipped(path: Path, stored: bytes | None) -> bytes | None:
 
 
 def parsed_rows_file(content: bytes | None) -> tuple[dict[str, Any] | None, bool]:
-    """The rows file's document, and whether its rows' text, as stored, gives the hash it states: a file as
-    `write_rows_file` writes it (its rows' text is the canonical one that hash is taken of), checked without
-    serializing the rows again. Any other form is checked by `hash_holds`."""
+    """The rows file's document, and whether its rows' text, as stored, gives the hash it states (a file in the form
+    `write_rows_file` writes: checked without serializing the rows again; any other form is checked by `hash_holds`).
+    Rows edited since cannot keep a hash the dataset's rows give: that would take a SHA-256 collision with their
+    canonical text. (A file made by hand in another form may state the hash of its own text: a hash no dataset gives,
+    so its run is compared with no other.)"""
     document = rows_document(content)
     if content is None or document is None or set(document) != {"format", "hash", "identity", "rows"}:
         return document, False
     head = {key: document[key] for key in ("format", "hash", "identity")}
-    prefix = (json.dumps(head, ensure_ascii=False, sort_keys=True, default=str)[:-1] + ', "rows": ').encode("utf-8")
+    try:  # a lone surrogate in it: not a file this code wrote
+        prefix = (json.dumps(head, ensure_ascii=False, sort_keys=True, default=str)[:-1] + ', "rows": ').encode()
+    except UnicodeEncodeError:
+        return document, False
     if not content.startswith(prefix) or not content.endswith(b"}"):
         return document, False
     return document, hashlib.sha256(content[len(prefix) : -1]).hexdigest() == document["hash"]

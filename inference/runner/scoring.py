@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from longform_eval.common.atomic import write_text_atomic
 from longform_eval.metric import Unscored
 
-from ..benchmarks.layouts import Layout, figures_document
+from ..benchmarks.layouts import Figures, Layout, figures_document
 from ..benchmarks.run_scores import RunScores, ScoresInvalid
 from ..benchmarks.scores_json import run_scores
 from ..config import ModelSpec
@@ -41,10 +41,13 @@ def sample_scores(run: RunState, judgements: dict[str, JudgementRecord] | None =
 
 
 def typed(run: RunState, figures: Any) -> Layout:
-    """What `Benchmark.score` returned as its layout: a plug-in's JSON object is read as the built-ins' figures are;
-    a ScoresInvalid naming the run's scores.json if it is neither."""
-    if isinstance(figures, BaseModel):  # a Layout, or a plug-in's own model
+    """What `Benchmark.score` returned as its layout (`scores_layout`, `Figures` where it declares none): a model of
+    another class or a plug-in's JSON object is read as the built-ins' figures are; a ScoresInvalid naming the run's
+    scores.json if it is neither or does not pass."""
+    if isinstance(figures, run.benchmark.scores_layout or Figures):
         return figures
+    if isinstance(figures, BaseModel):
+        figures = figures.model_dump(mode="json")
     if not isinstance(figures, dict):
         raise ScoresInvalid(
             f"{run.folder / SCORES_FILE}: not written: {run.config.benchmark}'s score() returned "

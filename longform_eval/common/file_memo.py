@@ -8,6 +8,7 @@ caller: an immutable model, or a copy handed out (`copy_out`).
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -16,6 +17,7 @@ Value = TypeVar("Value")
 KEPT_MOST = 256  # documents kept of one kind; the least recently used is dropped first (a Space reads many runs)
 
 _KEPT: dict[str, OrderedDict[bytes | str, Any]] = {}
+_LOCK = threading.Lock()  # the Space reads from several threads
 
 
 def parsed_once(
@@ -27,18 +29,24 @@ def parsed_once(
 ) -> Value:
     """`parse()` (what `data`, the file's content as just read or its digest, gives), or what it gave before for
     the same `kind` and `data`; at most `most` of a kind kept. An error of `parse` is raised each time (none kept)."""
-    kept = _KEPT.setdefault(kind, OrderedDict())
-    if data in kept:
-        kept.move_to_end(data)
-        value = kept[data]
-    else:
-        value = parse()
-        kept[data] = value
-        while len(kept) > most:
-            kept.popitem(last=False)
-    return copy_out(value) if copy_out is not None else value
+    with _LOCK:
+        kept = _KEPT.setdefault(kind, OrderedDict())
+        found = kept.pop(data, _MISSING)
+        if found is not _MISSING:
+            kept[data] = found  # the most recently used now
+    if found is _MISSING:
+        found = parse()  # outside the lock: two threads may parse the same file once each
+        with _LOCK:
+            kept[data] = found
+            while len(kept) > most:
+                kept.popitem(last=False)
+    return copy_out(found) if copy_out is not None else found
+
+
+_MISSING = object()
 
 
 def forget_parsed() -> None:
     """Nothing kept."""
-    _KEPT.clear()
+    with _LOCK:
+        _KEPT.clear()

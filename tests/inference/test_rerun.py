@@ -69,3 +69,35 @@ def test_other_code_scores_the_rerun_again(finished, tmp_path, monkeypatch):
     monkeypatch.setattr(inputs, "code_identity", lambda: "another version of the code")
     scored = count_scoring(monkeypatch)
     assert main(arguments) == 0 and scored
+
+
+@pytest.mark.parametrize("log", ["judgements.jsonl", "generations.jsonl"])
+def test_a_record_whose_sample_id_is_not_a_string_is_one_line_naming_it(finished, tmp_path, capsys, log):
+    """Every record is typed before any of its fields is used as a key: `report` names the file, line and field."""
+    folder, _ = copied(finished, tmp_path)
+    path = folder / log
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0]) | {"sample_id": ["not", "a", "string"]}
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:1" in err and "sample_id" in err and "Traceback" not in err
+
+
+def test_a_plug_in_benchmarks_rerun_is_scored_again(gpt4o_replays, tmp_path, monkeypatch):
+    """A plug-in's code is not in the code's identity: its run is scored again on every rerun."""
+    from longform_eval.inference.api import stages
+
+    folder, arguments = copied_run(gpt4o_replays, tmp_path)
+    monkeypatch.setattr(HelloBench, "__module__", "someone_elses_plugin.benchmark")
+    assert not stages.scored_already(stages.Run.open(folder, read_only=True))
+    monkeypatch.undo()
+    assert stages.scored_already(stages.Run.open(folder, read_only=True))
+
+
+def copied_run(gpt4o_replays, tmp_path: Path) -> tuple[Path, list[str]]:
+    generations, verdicts = gpt4o_replays
+    arguments = chat_run(2, f"replay:{generations}", f"replay:{verdicts}", str(tmp_path / "run"))
+    assert main(arguments) == 0
+    return tmp_path / "run", arguments

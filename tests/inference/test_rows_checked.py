@@ -78,3 +78,11 @@ def rows_file_config(folder: Path):
     from longform_eval.inference.runner.folder import CONFIG_FILE, read_config, validated_config
 
     return validated_config(folder / CONFIG_FILE, read_config(folder))
+
+
+def test_a_rows_file_whose_identity_holds_a_lone_surrogate_is_not_used(run, capsys):
+    document = json.loads(gzip.decompress((run / ROWS_FILE).read_bytes()))
+    document["identity"]["x"] = "\ud800"
+    text = json.dumps(document, sort_keys=True)  # the surrogate escaped: valid JSON
+    (run / ROWS_FILE).write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    assert main(["score", str(run)]) == 0  # another identity: the rows come from the dataset

@@ -139,3 +139,18 @@ def test_a_plug_in_score_that_returns_no_figures_is_refused_naming_the_file(runs
     err = capsys.readouterr().err
     assert "scores.json: not written" in err and "returned list, not its figures" in err and "Traceback" not in err
     assert (runs["once"] / "scores.json").read_bytes() == before
+
+
+def test_a_model_of_another_class_from_score_is_checked_as_the_layout(runs, tmp_path, monkeypatch, capsys):
+    """A plug-in's own pydantic model is read as its JSON object: a field the layout refuses is named, not passed on."""
+    from pydantic import BaseModel, ConfigDict
+
+    class Own(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+    score = HelloBench.score
+    monkeypatch.setattr(HelloBench, "score", lambda *args: Own(**score(*args).document()))
+    assert main(["score", str(runs["once"])]) == 0
+    monkeypatch.setattr(HelloBench, "score", lambda *args: Own(**score(*args).document() | {"n_scored": -1}))
+    assert main(["score", str(runs["once"])]) != 0
+    assert "field 'n_scored'" in capsys.readouterr().err
