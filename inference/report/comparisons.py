@@ -213,8 +213,11 @@ def compare(a: ComparedRun, b: ComparedRun, shared: SharedUnits | None = None, a
     shared = shared or shared_by([a, b])
     tables = (shared.tables[at[0]], shared.tables[at[1]])
     parts = None if None in (a.digest, b.digest) else [METHOD, a.digest, b.digest, shared.digest]
-    figures = lambda: (shared.figures(a, at[0]), shared.figures(b, at[1]))  # noqa: E731
-    compute = lambda: [entry | {"a": None, "b": None} for entry in compared(a, b, tables, figures())]  # noqa: E731
+
+    def compute() -> list[dict[str, Any]]:  # on a cache miss only: each run's figures on the shared units, once
+        figures = (shared.figures(a, at[0]), shared.figures(b, at[1]))
+        return [entry | {"a": None, "b": None} for entry in compared(a, b, tables, figures)]
+
     entries = cached("comparison", parts, compute)
     return [entry | {"a": a.label, "b": b.label} for entry in entries]
 

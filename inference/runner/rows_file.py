@@ -53,8 +53,11 @@ def stored_rows(folder: Path, config: RunConfig) -> tuple[list[dict[str, Any]], 
     stored = rows_file_bytes(path)  # as stored (compressed)
     digest = hashlib.sha256(stored or b"").hexdigest()
     # Parsed once per content: the runs of one benchmark config keep the same rows (read-only, as every row is).
-    parse = lambda: parsed_rows_file(unzipped(path, stored))  # noqa: E731
-    document, as_written = (None, False) if stored is None else parsed_once(ROWS_FILE, digest, parse, most=ROWS_KEPT)
+    document, as_written = None, False
+    if stored is not None:
+        document, as_written = parsed_once(
+            ROWS_FILE, digest, lambda: parsed_rows_file(unzipped(path, stored)), most=ROWS_KEPT
+        )
     if document is None or document.get("identity") != rows_identity(config):
         return None
     rows = document.get("rows")
