@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from longform_eval.common.file_memo import parsed_once
-
 from ..benchmarks.run_scores import RunScores
 from ..runner import Run
 from ..runner.config import RunConfig, RunConfigMismatch
@@ -27,7 +25,7 @@ from .folder_check import folder_hash, remember_check, remembered_check
 from .json_file import DamagedFile
 from .pairwise import pairwise_runs
 from .scores_check import Stale, serve, settle, stale_scores
-from .scores_file import SCORES_FILE, SCORES_KEPT, scores_bytes, scores_document, typed_scores
+from .scores_file import SCORES_FILE, scores_bytes, scores_document, stored_scores
 from .timings import read_timings
 
 LOGS: tuple[tuple[str, type[GenerationRecord] | type[JudgementRecord]], ...] = (
@@ -112,7 +110,7 @@ def checked_scores(folder: Path, config: RunConfig) -> RunScores:
                 f"{folder / SCORES_FILE}: field '{field}': {document[field]!r}, but {CONFIG_FILE} says {stored!r}; "
                 f"run `longform-eval score {folder}` again"
             )
-    return parsed_once(SCORES_FILE, data, lambda: typed_scores(folder, document), most=SCORES_KEPT)  # as load_scores
+    return stored_scores(folder, data, document)  # as `load_scores` keeps it
 
 
 def checked_runs(

@@ -40,8 +40,18 @@ def load_scores(folder: str | Path) -> RunScores:
     served = SERVED.get(folder.resolve())
     if served is not None and served[0] == file_state(folder / SCORES_FILE):
         return served[1]
-    data = scores_bytes(folder)  # read on every call; parsed and checked once per content (`parsed_once`)
-    return parsed_once(SCORES_FILE, data, lambda: typed_scores(folder, scores_document(folder, data)), most=SCORES_KEPT)
+    data = scores_bytes(folder)  # read on every call; parsed and checked once per content (`stored_scores`)
+    return stored_scores(folder, data)
+
+
+def stored_scores(folder: Path, data: bytes, document: Any = None) -> RunScores:
+    """scores.json's bytes `data` (its `document` where the caller parsed them already) as a RunScores, parsed and
+    checked once per content in a process (`parsed_once`)."""
+
+    def parse() -> RunScores:
+        return typed_scores(folder, scores_document(folder, data) if document is None else document)
+
+    return parsed_once(SCORES_FILE, data, parse, most=SCORES_KEPT)
 
 
 def scores_if_scored(folder: str | Path) -> RunScores | None:
@@ -63,10 +73,10 @@ def scores_bytes(folder: Path) -> bytes:
     return read_bytes(path, DOCUMENT)
 
 
-def scores_document(folder: Path, data: bytes | None = None) -> Any:
-    """scores.json's JSON document (from `data`, its bytes as just read, where given), not yet checked (a DamagedFile
-    where it is not JSON of finite numbers)."""
-    return json_document(folder / SCORES_FILE, scores_bytes(folder) if data is None else data, rescore(folder))
+def scores_document(folder: Path, data: bytes) -> Any:
+    """scores.json's JSON document from `data`, its bytes as just read (`scores_bytes`), not yet checked (a
+    DamagedFile where it is not JSON of finite numbers)."""
+    return json_document(folder / SCORES_FILE, data, rescore(folder))
 
 
 def typed_scores(folder: Path, document: Any) -> RunScores:

@@ -5,8 +5,9 @@ A failed call (the server, not the judge's answer) is logged and left pending; i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from typing import Any
 
 from longform_eval.metric import Unscored
 
@@ -18,16 +19,22 @@ from .schema import JudgementRecord
 from .state import RunState
 
 
+def judged_responses(run: RunState) -> Iterator[tuple[str, dict[str, Any], str, bool]]:
+    """(sample id, row, response as judged, whether <think> was stripped) of every current generation of a row of
+    the run: what its judge calls are made of."""
+    for sample_id, (response, stripped) in run.responses().items():
+        row = run.by_id.get(sample_id)
+        if row is not None:
+            yield sample_id, row, response, stripped
+
+
 def pending_calls(run: RunState, tick: Callable[[], object]) -> list[tuple[JudgeCall, bool, str]]:
     """(call, think stripped, hash of the generation judged) for every call of `run` without a current judgement;
     `tick()` once per response whose calls are built."""
     done = run.current_judgements()
     generations = run.current_generations()
     calls = []
-    for sample_id, (response, stripped) in run.responses().items():
-        row = run.by_id.get(sample_id)
-        if row is None:
-            continue
+    for sample_id, row, response, stripped in judged_responses(run):
         judged = generations[sample_id].generation_hash
         for call in run.benchmark.judge_calls(row, response):
             samples = (sample_call(call, s) for s in range(run.config.judge_samples))

@@ -22,7 +22,7 @@ from longform_eval.common.atomic import write_bytes_atomic
 from longform_eval.common.bounded_json import loads_json
 from longform_eval.common.errors import StaleResultWarning
 from longform_eval.common.file_memo import parsed_once
-from longform_eval.common.guarded import ROWS, UnreadableFile, gunzipped, read_bytes, read_cache
+from longform_eval.common.guarded import ROWS, UnreadableFile, gunzipped, read_bytes
 
 from ..benchmarks.selection import rows_hash
 from .config import RunConfig
@@ -95,13 +95,8 @@ def hash_holds(content: str, rows: list[dict[str, Any]], stated: str) -> bool:
 
 def read_rows_file(path: Path) -> dict[str, Any] | None:
     """The rows file's document; None where there is none, or it is not a regular file, too large (decompressed) or
-    damaged (`read_cache`)."""
-    return rows_document(rows_file_content(path))
-
-
-def rows_file_content(path: Path) -> bytes | None:
-    """The rows file's bytes, decompressed (`read_cache`); None where it cannot be used."""
-    return read_cache(path, ROWS, follow_symlinks=is_snapshot_link(path))
+    damaged (`rows_file_bytes`, `unzipped`)."""
+    return rows_document(unzipped(path, rows_file_bytes(path)))
 
 
 def rows_file_bytes(path: Path) -> bytes | None:

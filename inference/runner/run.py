@@ -25,7 +25,7 @@ from .derived import DerivedValues
 from .failures import log_failure
 from .folder import CONFIG_FILE, check_writable_folder, read_config, validated_config
 from .judge_samples import calls_by_sample, sample_key, sample_settings
-from .judging import JudgeRounds, judge_prompts, pending_calls
+from .judging import JudgeRounds, judge_prompts, judged_responses, pending_calls
 from .lock import lock_run_folder
 from .reconcile import reconciled
 from .records import RecordLog
@@ -182,10 +182,7 @@ class Run(CurrentRecords):
         reader asks: `report`, `score`, `open_run`)."""
         done = self.current_judgements()
         keys = []
-        for sample_id, (response, _) in self.responses().items():
-            row = self.by_id.get(sample_id)
-            if row is None:
-                continue
+        for _, row, response, _ in judged_responses(self):
             for key in self.benchmark.judge_keys(row, response):
                 samples = (sample_key(key, s) for s in range(self.config.judge_samples))
                 keys.extend(k for k in samples if k not in done)
