@@ -7,8 +7,8 @@
 - heavy tails: 85 - 6 |t_3| per prompt, clipped to 0..100: a long lower tail;
 - bimodal tasks: in each task a share (10-50%) of prompts the model fails (about 25) and the rest it does well
   (about 88);
-- rare failures (`RATES`): the same rows near the top, a drawn prompt scoring 0 with probability 0.2%, 0.5% or 1%
-  (on any prompt: the failure is the draw's, as a model that fails now and then; `interval_coverage.Population`
+- rare failures (`RATES`): the same rows near the top, a drawn prompt scoring 0 with probability 0 (none), 0.2%, 0.5%
+  or 1% (on any prompt: the failure is the draw's, as a model that fails now and then; `interval_coverage.Population`
   draws it);
 - clustered failures: the rows near the top with 0 on three prompts of one task (chat: 2.3% of its prompts, none
   elsewhere);
@@ -35,7 +35,8 @@ FAILED_SHARE = {  # per task, the share of prompts a bimodal model fails
     "heuristic_text_generation": 0.4,
 }
 PAIRS = ((TOP, "gpt4o_0806"), (HEAVY, f"{HEAVY} sibling"), (BIMODAL, f"{BIMODAL} sibling"))
-RATES = {"top, 0.2% zeros": 0.002, "top, 0.5% zeros": 0.005, "top, 1% zeros": 0.01}  # a drawn prompt's chance of 0
+RATES = {"top, no zeros": 0.0, "top, 0.2% zeros": 0.002, "top, 0.5% zeros": 0.005, "top, 1% zeros": 0.01}  # a
+# drawn prompt's chance of 0
 CLUSTERED, DISCRETE = "top, 3 zeros in one task", "discrete near the top"
 LEVELS, LEVEL_SHARES = (100.0, 87.5, 75.0, 50.0, 0.0), (0.75, 0.15, 0.06, 0.035, 0.005)
 RARE_PAIRS = (*((name, "gpt4o_0806") for name in RATES), (CLUSTERED, "gpt4o_0806"), (DISCRETE, f"{DISCRETE} sibling"))

@@ -3,20 +3,21 @@
 Populations: HelloBench's released GPT-4o verdicts (main experiment), each model's scored rows as a run's scores.json
 holds them (`hellobench_table2_intervals.score_model`), synthetic ones that are hard on purpose (`hard_populations`:
 near the top with rare zeros, heavy tails, bimodal tasks) and ones with rare failures (`hard_populations.RATES`: a
-drawn prompt scoring 0 with probability 0.2 / 0.5 / 1%; three zeros in one task; discrete scores near the top). The
+drawn prompt scoring 0 with probability 0 / 0.2 / 0.5 / 1%; three zeros in one task; discrete scores near the top). The
 truth is the figure on the whole population (a rare failure's rate included). A simulated benchmark draws n prompts
 per task (with replacement: i.i.d. prompts, the superpopulation an interval speaks of), computes the figure and its
 interval as a run does, and counts whether it holds the truth (a draw without an interval counts as a miss). Every
 cell shows the package's method and, on the same draws, the alternatives it was chosen over:
 
 - one model, `overall`, n = 5 / 10 / 30 per task: the package (t on the logit of -300..100, the far side reaching as
-  far as failures the sample does not show could move the figure, `intervals.unseen_reach`), the package before it
+  far as failures the sample does not show could move the figure, `intervals.unseen_reach`, the near side paying for
+  it, `near_quantile`), the package before it
   (the far side's SE widened by a fixed allowance for failures on 0.25% of each task's prompts: "before"), plain t
   (clipped), t with the package's reach but no logit, the logit alone, the studentized bootstrap (`bootstrap_t`,
   2,000 resamples, as the package computed it before the t interval);
 - paired difference of two models on the same drawn prompts: the package (t with each side's reach for an unseen
-  failure of the run whose failure moves the difference that way, `paired_difference(..., scale=)`), before, plain t,
-  bootstrap-t;
+  failure, up to `PAIRED_RATE`, of the run whose failure moves the difference that way, `paired_difference(...,
+  scale=)`), before, plain t, bootstrap-t;
 - one task with one prompt, the others 5 / 30 (and 10 beside the rare failures; `sparse.pooled_interval`, as a run
   computes it: t on the borrowed variance, with the far side's reach), before (no allowance on this path), and the
   same spread on the scale's logit;

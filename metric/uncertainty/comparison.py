@@ -39,7 +39,7 @@ from .intervals import (
 )
 from .power import DEFAULT_POWER, minimum_detectable_difference
 from .resampling import check_rounds_and_seed
-from .unseen_failures import failed_units, far_below, unseen_reach
+from .unseen_failures import PAIRED_RATE, failed_units, far_below, unseen_reach
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ def failure_reaches(
     for point, count, sign in zip(points, failed, (True, False), strict=True):
         distance = max(point - scale[0], scale[1] - point)
         runs[far_below(point, scale) == sign].append((distance, count))
-    return unseen_reach(runs[True], n, se, level), unseen_reach(runs[False], n, se, level)
+    return tuple(unseen_reach(runs[side], n, se, level, PAIRED_RATE) for side in (True, False))  # type: ignore[return-value]
 
 
 def independent_difference(

@@ -2,26 +2,26 @@
 scale is known, figure ± t(df) x SE where it is not.
 
 See `variance`: the SE is the linearized (delta-method) one with the n/(n-1) small-sample factor per stratum (what a
-rescaled bootstrap of the design's units converges to), df Welch-Satterthwaite's over the strata. A figure on a
-bounded scale [L, U] (HelloBench -300..100, a win rate 0..1) takes the t interval on logit((figure - L) / (U - L)),
-its SE carried by the delta method, mapped back: the interval stays on the scale and reaches further towards the
-far bound, where a score near the top of the scale has its rare low values (a model scoring near 100 that scores 0
-on a few prompts). On that far side the interval also reaches as far as failures the sample does not show could have
-moved the figure (`unseen_reach`): a small sample of a model that rarely fails most often shows neither the failure
-nor its spread, and its figure then sits above the truth. The reach learns from the sample: it counts the units that
-did fail (sat at the far end of the scale; `failed_units`) and bounds the share of failures with the exact binomial
-chance of seeing no more of them, at every failure rate up to UNSEEN_RATE, so it is wide where few units show no
-failure, shrinks as more units show none, and is nothing where the failures show and the SE holds them. A paired
-difference takes the same reach on each side for the run whose failure would move it that way
-(`comparison.failure_reaches`). Chosen by measured coverage (bench/interval_coverage.py, released and synthetic
-populations at 5, 10 and 30 prompts per task): the studentized bootstrap (bootstrap-t) it replaces was wider for
-about the same coverage on single figures, over-covered bimodal tasks and covered paired differences less than t on
-the same SE; with the fixed allowance the reach replaced (failures on 0.25% of each stratum's units, in quadrature
-with the SE) a model near the top with zeros on 1% of prompts covered 88-94%, with the reach 94-96%. A figure resting
-on one unit per stratum gets no interval (`interval_reasons` says why), never a zero width; one whose every unit sits
-at one end of its known scale (a win rate of n of n) gets Wilson's one-sided bound over its units
-(`wilson.edge_bounds`). Every interval holds its figure, checked where it is made (`check_order`), and the figure is
-cut to the scale with it.
+rescaled bootstrap of the design's units converges to), df Welch-Satterthwaite's over the strata. A figure on a bounded
+scale [L, U] (HelloBench -300..100, a win rate 0..1) takes the t interval on logit((figure - L) / (U - L)), its SE
+carried by the delta method, mapped back: the interval stays on the scale and reaches further towards the far bound,
+where a score near the top of the scale has its rare low values (a model scoring near 100 that scores 0 on a few
+prompts). On that far side the interval also reaches as far as failures the sample does not show could have moved the
+figure (`unseen_reach`): a small sample of a model that rarely fails most often shows neither the failure nor its
+spread, and its figure then sits above the truth. The reach learns from the sample: it counts the units that did fail
+(sat at the far end of the scale; `failed_units`) and bounds the share of failures with the exact binomial chance of
+seeing no more of them, at every failure rate up to UNSEEN_RATE, so it is wide where few units show no failure, shrinks
+as more units show none, and is nothing where the failures show and the SE holds them. The near side pays for the reach
+(`near_quantile`: at a failure rate of 0 the interval keeps its level). A paired difference takes the same reach on each
+side for the run whose failure would move it that way (`comparison.failure_reaches`). Chosen by measured coverage
+(bench/interval_coverage.py, released and synthetic populations at 5, 10 and 30 prompts per task): bootstrap-t was wider
+for about the same coverage on single figures, over-covered bimodal tasks and covered paired differences less than t on
+the same SE; a fixed allowance (failures on 0.25% of each stratum's units) covered a model near the top with zeros on 1%
+of prompts 88-94%, the reach 94-96%, and one that never fails 97-98% until the near side paid for it (95-96%). A figure
+resting on one unit per stratum gets no interval (`interval_reasons` says why), never a zero width; one whose every unit
+sits at one end of its known scale (a win rate of n of n) gets Wilson's one-sided bound over its units
+(`wilson.edge_bounds`). Every interval holds its figure, checked where it is made (`check_order`), and the figure is cut
+to the scale with it.
 """
 
 from __future__ import annotations
@@ -32,12 +32,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import ndtri, stdtrit  # scipy.stats' binom.cdf, norm.ppf, t.ppf without scipy.stats
+from scipy.special import expit  # 1 / (1 + e^-x) without overflow at either end
 
 from .design import Design
 from .figures import Bounds, Figure
+from .quantiles import quantile
 from .resampling import check_rounds_and_seed
-from .unseen_failures import failed_units, far_below, unseen_reach
+from .unseen_failures import failed_units, far_below, near_quantile, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, only_float_noise, rests_on, spread
 from .wilson import edge_bounds
 
@@ -106,12 +107,6 @@ def check_order(point: float, low: float, high: float) -> None:
         raise ValueError(f"an interval [{low!r}, {high!r}] that does not hold its figure {point!r}")
 
 
-def quantile(level: float, df: float | None) -> float:
-    """The two-sided quantile: Student's t at `df` degrees of freedom (normal where df is None)."""
-    tail = (1 + level) / 2
-    return float(ndtri(tail) if df is None or not math.isfinite(df) else stdtrit(max(df, 1.0), tail))
-
-
 def clip(point: float, low: float, high: float, bounds: Bounds) -> tuple[float, float, float, bool]:
     """The figure and its bounds cut together to `bounds` (the figure's scale), and whether any was cut."""
     if bounds is None:
@@ -148,17 +143,21 @@ def scale_interval(
     level: float = DEFAULT_LEVEL,
     bounds: Bounds = None,
     reach: float = 0.0,
+    near: float | None = None,
 ) -> Interval:
     """The t interval on the logit of the figure's scale `bounds` (the SE by the delta method), mapped back; the
     plain t interval where the scale is not known or the figure sits on one of its bounds. On the side of the bound
-    farther from the figure it reaches at least `reach` from the figure (`unseen_reach`), within the scale."""
+    farther from the figure it reaches at least `reach` from the figure (`unseen_reach`), within the scale; `near`:
+    the t quantile of the other side in place of the level's (`near_quantile`)."""
     if bounds is None or not bounds[0] < point < bounds[1] or not se > 0:
         return reaching(t_interval(point, se, df, n, level, bounds), reach, bounds)
     lowest, width = bounds[0], bounds[1] - bounds[0]
     share = (point - lowest) / width
     slope, q = 1 / (share * (1 - share) * width), quantile(level, df)
-    centre = math.log(share / (1 - share))
-    low, high = lowest + width * expit(centre - q * se * slope), lowest + width * expit(centre + q * se * slope)
+    centre, other = math.log(share / (1 - share)), q if near is None else near
+    q_low, q_high = (q, other) if far_below(point, bounds) else (other, q)
+    low = lowest + width * float(expit(centre - q_low * se * slope))
+    high = lowest + width * float(expit(centre + q_high * se * slope))
     found = Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)  # float rounding
     return reaching(found, reach, bounds)
 
@@ -177,23 +176,18 @@ def reaching(found: Interval, reach: float, bounds: Bounds) -> Interval:
     return replace(found, high=min(max(found.high, high), max(bounds[1], found.high)), clipped=cut)
 
 
-def expit(value: float) -> float:
-    """1 / (1 + e^-value), without overflow at either end."""
-    if value >= 0:
-        return 1.0 / (1.0 + math.exp(-value))
-    return math.exp(value) / (1.0 + math.exp(value))
-
-
 def contributions_interval(
     point: float, found: Spread, level: float = DEFAULT_LEVEL, bounds: Bounds = None, failed: int | None = None
 ) -> Interval:
-    """The interval of a figure with spread `found`: on its scale's logit where `bounds` are known, reaching on the
-    far side as far as the failures its sample does not show could have moved it where `failed` (the failures it
-    shows, `failed_units`) is given (`unseen_reach`)."""
-    reach = 0.0
-    if failed is not None and bounds is not None:
-        reach = unseen_reach([(max(point - bounds[0], bounds[1] - point), failed)], found.n, found.se, level)
-    return scale_interval(point, found.se, found.df, found.n, level, bounds, reach)
+    """The interval of a figure with spread `found`: on its scale's logit where `bounds` are known. Where `failed`
+    (the failures its sample shows, `failed_units`) is given, the far side reaches as far as the failures its sample
+    does not show could have moved it (`unseen_reach`) and the near side takes what that leaves of the level
+    (`near_quantile`)."""
+    if failed is None or bounds is None:
+        return scale_interval(point, found.se, found.df, found.n, level, bounds)
+    reach = unseen_reach([(max(point - bounds[0], bounds[1] - point), failed)], found.n, found.se, level)
+    near = near_quantile(reach, found.se, found.df, level)
+    return scale_interval(point, found.se, found.df, found.n, level, bounds, reach, near)
 
 
 def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None) -> Interval:

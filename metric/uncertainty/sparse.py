@@ -22,13 +22,14 @@ from .intervals import (
     DEFAULT_LEVEL,
     Bounds,
     Interval,
+    clip,
     contributions_interval,
-    reaching,
+    quantile,
     sided_interval,
     t_interval,
 )
 from .judge_noise import influence
-from .unseen_failures import failed_units, unseen_reach
+from .unseen_failures import failed_units, far_below, near_quantile, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, rests_on, spread
 
 METHOD = (
@@ -93,13 +94,18 @@ def borrowed_interval(point: float, found: Spread, level: float, bounds: Bounds,
     this symmetric interval covers on average (`borrowed`), so it takes no transformation of the scale (on the
     scale's logit it covered 97-98% where the others held 5 prompts per task, bench/interval_coverage.py). Where
     `failed` (the failures the units show) is given, the far side reaches as far as failures they do not show could
-    have moved the figure (`intervals.unseen_reach`), as a figure without a borrowed part does."""
+    have moved the figure (`intervals.unseen_reach`) and the near side takes what that leaves of the level
+    (`near_quantile`), as a figure without a borrowed part does."""
     if found.borrowed > 0:
-        found_interval = t_interval(point, found.se, found.df, found.n, level, bounds)
         if failed is None or bounds is None:
-            return found_interval
+            return t_interval(point, found.se, found.df, found.n, level, bounds)
         distance = max(point - bounds[0], bounds[1] - point)
-        return reaching(found_interval, unseen_reach([(distance, failed)], found.n, found.se, level), bounds)
+        reach = unseen_reach([(distance, failed)], found.n, found.se, level)
+        near = near_quantile(reach, found.se, found.df, level) * found.se
+        far = max(quantile(level, found.df) * found.se, reach)
+        below, above = (far, near) if far_below(point, bounds) else (near, far)
+        point, low, high, cut = clip(point, point - below, point + above, bounds)
+        return Interval(point, low, high, found.se, found.n, rounds=0, level=level, df=found.df, clipped=cut)
     return contributions_interval(point, found, level, bounds, failed)
 
 

@@ -53,7 +53,7 @@ def test_the_reach_shrinks_as_more_units_show_no_failure():
 def test_the_failures_a_sample_shows_take_the_place_of_the_reach():
     """Failures seen at the allowed rate: nothing unseen to reach for (the SE holds them); one seen of 150 still
     leaves room for more, less than none seen."""
-    assert unseen_reach([(360.0, 2)], 150, 1.0, 1 - BETA) == 0.0
+    assert unseen_reach([(360.0, math.ceil(UNSEEN_RATE * 150))], 150, 1.0, 1 - BETA) == 0.0
     none, one = unseen_reach([(360.0, 0)], 150, 1.0, 1 - BETA), unseen_reach([(360.0, 1)], 150, 1.0, 1 - BETA)
     assert none > one > 0
     assert unseen_reach([], 150, 1.0, 1 - BETA) == 0.0 and unseen_reach([(360.0, 0)], 0, 1.0, 1 - BETA) == 0.0
