@@ -9,27 +9,27 @@ per task (with replacement: i.i.d. prompts, the superpopulation an interval spea
 interval as a run does, and counts whether it holds the truth (a draw without an interval counts as a miss). Every
 cell shows the package's method and, on the same draws, the alternatives it was chosen over:
 
-- one model, `overall`, n = 5 / 10 / 30 per task: the package (t on the logit of -300..100, the far side reaching as
-  far as failures the sample does not show could move the figure, `intervals.unseen_reach`, the near side paying for
-  it, `near_quantile`), the package before it
-  (the far side's SE widened by a fixed allowance for failures on 0.25% of each task's prompts: "before"), plain t
-  (clipped), t with the package's reach but no logit, the logit alone, the studentized bootstrap (`bootstrap_t`,
-  2,000 resamples, as the package computed it before the t interval);
+- one model, `overall`, n = 5 / 10 / 30 per task: the package (t on the logit of -300..100, the far side reaching as far
+  as failures the sample does not show could move the figure, `intervals.unseen_reach`, the near side paying for it,
+  `near_quantile`), the package before it (the far side's SE widened by a fixed allowance for failures on 0.25% of each
+  task's prompts: "before"), plain t (clipped), t with the package's reach but no logit (and a symmetric near side), the
+  logit alone, the studentized bootstrap (`bootstrap_t`, 2,000 resamples, as the package computed it before the t
+  interval);
 - paired difference of two models on the same drawn prompts: the package (t with each side's reach for an unseen
   failure, up to `PAIRED_RATE`, of the run whose failure moves the difference that way, `paired_difference(...,
   scale=)`), before, plain t, bootstrap-t;
 - one task with one prompt, the others 5 / 30 (and 10 beside the rare failures; `sparse.pooled_interval`, as a run
-  computes it: t on the borrowed variance, with the far side's reach), before (no allowance on this path), and the
-  same spread on the scale's logit;
-- `--judgements` (the upstream repository's 23 models): the 20 models that played no part in choosing the method
-  ("held out"), one model at 5 / 10 / 30 per task and the pairs of models next to each other by score: coverage and
-  the width against the package before;
-- power plans (stated at least 80%): two references, by simulation (`simulated_plan`); one reference (the model of
-  the pair that varies less), the other model's SE bounded by the scale (`power.scale_bound_se`), and the "about"
-  size that takes the other model to vary as the reference does. The difference to detect is set so a normal plan
-  on the pair's paired SE asks about 5 / 10 / 30 prompts per task; model a's row scores are shifted so the true
-  difference is that; the cell gives how often the planned run's paired interval excludes 0 in the right direction
-  (the achieved power), the power the plan states and its prompts.
+  computes it: t on the borrowed variance, with the far side's reach and the near side paying for it), before (no
+  allowance on this path), and the same spread on the scale's logit;
+- `--judgements` (the upstream repository's 23 models): the 20 models that played no part in choosing the method ("held
+  out"), one model at 5 / 10 / 30 per task and the pairs of models next to each other by score: coverage and the width
+  against the package before;
+- power plans (stated at least 80%): two references, by simulation (`simulated_plan`); one reference (the model of the
+  pair that varies less), the other model's SE bounded by the scale (`power.scale_bound_se`), and the "about" size that
+  takes the other model to vary as the reference does. The difference to detect is set so a normal plan on the pair's
+  paired SE asks about 5 / 10 / 30 prompts per task; model a's row scores are shifted so the true difference is that;
+  the cell gives how often the planned run's paired interval excludes 0 in the right direction (the achieved power), the
+  power the plan states and its prompts.
 
     python bench/interval_coverage.py [--simulations 2000] [--seed 0] [--only released|hard|rare|held-out]
         [--judgements DIR]  # DIR: the upstream results/judgements/main_exp (hellobench_table2_intervals.py says how)
@@ -46,6 +46,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bootstrap_t import studentized  # noqa: E402
@@ -61,7 +62,6 @@ from longform_eval.metric.uncertainty.comparison import difference_figure  # noq
 from longform_eval.metric.uncertainty.intervals import (  # noqa: E402
     DEFAULT_LEVEL,
     clip,
-    expit,
     figure_interval,
     measured,
     quantile,

@@ -1,15 +1,15 @@
 """Differences between runs (paired on shared units, or independent) and rank ranges of several runs.
 
-Paired: the difference a - b is one figure on the shared units (each unit's contribution the two runs' difference),
-so what the prompts share cancels; its interval is the t interval on its SE (Welch-Satterthwaite df), each side
-reaching, where the figures' scale is known, as far as failures the units do not show of the run whose failure
-moves the difference that way could have moved it (`failure_reaches`, the single figure's rule), cut to the
+Paired: the difference a - b is one figure on the shared units (each unit's contribution the two runs' difference), so
+what the prompts share cancels; its interval is the t interval on its SE (Welch-Satterthwaite df), each side reaching,
+where the figures' scale is known, as far as failures the units do not show of the run whose failure moves the
+difference that way could have moved it (`failure_reaches`, the single figure's rule up to PAIRED_RATE), cut to the
 difference's range; its p-value the same t test's, and a difference resting on one unit per stratum gets none
-(`difference_reason`). The t interval was chosen over the studentized bootstrap by measured coverage: on close pairs
-at 5-30 prompts per task the bootstrap-t covered less and was wider (bench/interval_coverage.py). A
-difference whose interval holds 0 is not `distinguishable`: print it as a tie, never as a ranking. Rank ranges
-follow from the paired differences: a run's best rank is 1 + the runs distinguishably above it, its worst the number
-of runs less those distinguishably below it.
+(`difference_reason`). The t interval was chosen over the studentized bootstrap by measured coverage: on close pairs at
+5-30 prompts per task the bootstrap-t covered less and was wider (bench/interval_coverage.py). A difference whose
+interval holds 0 is not `distinguishable`: print it as a tie, never as a ranking. Rank ranges follow from the paired
+differences: a run's best rank is 1 + the runs distinguishably above it, its worst the number of runs less those
+distinguishably below it.
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def failure_reaches(
     for point, count, sign in zip(points, failed, (True, False), strict=True):
         distance = max(point - scale[0], scale[1] - point)
         runs[far_below(point, scale) == sign].append((distance, count))
-    return tuple(unseen_reach(runs[side], n, se, level, PAIRED_RATE) for side in (True, False))  # type: ignore[return-value]
+    return unseen_reach(runs[True], n, se, level, PAIRED_RATE), unseen_reach(runs[False], n, se, level, PAIRED_RATE)
 
 
 def independent_difference(

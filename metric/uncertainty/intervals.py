@@ -12,16 +12,16 @@ spread, and its figure then sits above the truth. The reach learns from the samp
 (sat at the far end of the scale; `failed_units`) and bounds the share of failures with the exact binomial chance of
 seeing no more of them, at every failure rate up to UNSEEN_RATE, so it is wide where few units show no failure, shrinks
 as more units show none, and is nothing where the failures show and the SE holds them. The near side pays for the reach
-(`near_quantile`: at a failure rate of 0 the interval keeps its level). A paired difference takes the same reach on each
-side for the run whose failure would move it that way (`comparison.failure_reaches`). Chosen by measured coverage
-(bench/interval_coverage.py, released and synthetic populations at 5, 10 and 30 prompts per task): bootstrap-t was wider
-for about the same coverage on single figures, over-covered bimodal tasks and covered paired differences less than t on
-the same SE; a fixed allowance (failures on 0.25% of each stratum's units) covered a model near the top with zeros on 1%
-of prompts 88-94%, the reach 94-96%, and one that never fails 97-98% until the near side paid for it (95-96%). A figure
-resting on one unit per stratum gets no interval (`interval_reasons` says why), never a zero width; one whose every unit
-sits at one end of its known scale (a win rate of n of n) gets Wilson's one-sided bound over its units
-(`wilson.edge_bounds`). Every interval holds its figure, checked where it is made (`check_order`), and the figure is cut
-to the scale with it.
+(`near_quantile`: at a failure rate of 0 the interval keeps its level). A paired difference takes the same reach, for
+failures up to PAIRED_RATE, on each side for the run whose failure would move it that way
+(`comparison.failure_reaches`). Chosen by measured coverage (bench/interval_coverage.py, released and synthetic
+populations at 5, 10 and 30 prompts per task): bootstrap-t was wider for about the same coverage on single figures,
+over-covered bimodal tasks and covered paired differences less than t on the same SE; a fixed allowance (failures on
+0.25% of each stratum's units) covered a model near the top with zeros on 1% of prompts 88-94%, the reach 94-96%, and
+one that never fails 97-98% until the near side paid for it (96.4-96.9%). A figure resting on one unit per stratum gets
+no interval (`interval_reasons` says why), never a zero width; one whose every unit sits at one end of its known scale
+(a win rate of n of n) gets Wilson's one-sided bound over its units (`wilson.edge_bounds`). Every interval holds its
+figure, checked where it is made (`check_order`), and the figure is cut to the scale with it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import expit  # 1 / (1 + e^-x) without overflow at either end
+from scipy.special import expit, logit  # without overflow at either end
 
 from .design import Design
 from .figures import Bounds, Figure
@@ -143,19 +143,20 @@ def scale_interval(
     level: float = DEFAULT_LEVEL,
     bounds: Bounds = None,
     reach: float = 0.0,
-    near: float | None = None,
 ) -> Interval:
     """The t interval on the logit of the figure's scale `bounds` (the SE by the delta method), mapped back; the
     plain t interval where the scale is not known or the figure sits on one of its bounds. On the side of the bound
-    farther from the figure it reaches at least `reach` from the figure (`unseen_reach`), within the scale; `near`:
-    the t quantile of the other side in place of the level's (`near_quantile`)."""
+    farther from the figure it reaches at least `reach` from the figure (`unseen_reach`), within the scale, and where
+    that passes the logit's own side the other side takes what it leaves of the level (`near_quantile`)."""
     if bounds is None or not bounds[0] < point < bounds[1] or not se > 0:
         return reaching(t_interval(point, se, df, n, level, bounds), reach, bounds)
     lowest, width = bounds[0], bounds[1] - bounds[0]
     share = (point - lowest) / width
-    slope, q = 1 / (share * (1 - share) * width), quantile(level, df)
-    centre, other = math.log(share / (1 - share)), q if near is None else near
-    q_low, q_high = (q, other) if far_below(point, bounds) else (other, q)
+    slope, q, below = 1 / (share * (1 - share) * width), quantile(level, df), far_below(point, bounds)
+    centre, end = math.log(share / (1 - share)), (point - reach if below else point + reach)
+    far = abs(logit((end - lowest) / width) - centre) / (se * slope) if bounds[0] < end < bounds[1] else math.inf
+    near = near_quantile(far, df, level) if reach > 0 else q
+    q_low, q_high = (q, near) if below else (near, q)
     low = lowest + width * float(expit(centre - q_low * se * slope))
     high = lowest + width * float(expit(centre + q_high * se * slope))
     found = Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)  # float rounding
@@ -179,15 +180,13 @@ def reaching(found: Interval, reach: float, bounds: Bounds) -> Interval:
 def contributions_interval(
     point: float, found: Spread, level: float = DEFAULT_LEVEL, bounds: Bounds = None, failed: int | None = None
 ) -> Interval:
-    """The interval of a figure with spread `found`: on its scale's logit where `bounds` are known. Where `failed`
-    (the failures its sample shows, `failed_units`) is given, the far side reaches as far as the failures its sample
-    does not show could have moved it (`unseen_reach`) and the near side takes what that leaves of the level
-    (`near_quantile`)."""
-    if failed is None or bounds is None:
-        return scale_interval(point, found.se, found.df, found.n, level, bounds)
-    reach = unseen_reach([(max(point - bounds[0], bounds[1] - point), failed)], found.n, found.se, level)
-    near = near_quantile(reach, found.se, found.df, level)
-    return scale_interval(point, found.se, found.df, found.n, level, bounds, reach, near)
+    """The interval of a figure with spread `found`: on its scale's logit where `bounds` are known, reaching on the
+    far side as far as the failures its sample does not show could have moved it where `failed` (the failures it
+    shows, `failed_units`) is given (`unseen_reach`), the near side taking what that leaves of the level."""
+    reach = 0.0
+    if failed is not None and bounds is not None:
+        reach = unseen_reach([(max(point - bounds[0], bounds[1] - point), failed)], found.n, found.se, level)
+    return scale_interval(point, found.se, found.df, found.n, level, bounds, reach)
 
 
 def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None) -> Interval:

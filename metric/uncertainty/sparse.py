@@ -101,7 +101,7 @@ def borrowed_interval(point: float, found: Spread, level: float, bounds: Bounds,
             return t_interval(point, found.se, found.df, found.n, level, bounds)
         distance = max(point - bounds[0], bounds[1] - point)
         reach = unseen_reach([(distance, failed)], found.n, found.se, level)
-        near = near_quantile(reach, found.se, found.df, level) * found.se
+        near = near_quantile(reach / found.se, found.df, level) * found.se
         far = max(quantile(level, found.df) * found.se, reach)
         below, above = (far, near) if far_below(point, bounds) else (near, far)
         point, low, high, cut = clip(point, point - below, point + above, bounds)

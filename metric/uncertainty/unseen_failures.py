@@ -10,7 +10,7 @@ import numpy as np
 from scipy.special import bdtr, ndtri  # scipy.stats' binom.cdf, norm.ppf without scipy.stats
 
 from .figures import Bounds, Figure
-from .quantiles import t_cdf, t_quantile
+from .quantiles import quantile, t_cdf, t_quantile
 
 UNSEEN_RATE = 0.0125  # the highest failure rate an interval allows for beyond the failures its sample shows: above
 # qwen_max's 0.8% (HelloBench's released models score 0 on 0-0.8% of prompts, suri_7b 1.7% with a spread that holds it)
@@ -55,7 +55,8 @@ def unseen_reach(runs: list[tuple[float, int]], n: int, se: float, level: float,
     and the chance of seeing none at a rate that matters is below beta. Half the level's share, (1 - level) / 2,
     widened the released gpt4o_0806 by 4-6% at 10-30 prompts per task and over-covered failures on 1% of prompts
     (96-98%); 1 - level with failures up to 1.25% covered them at 94.0-95.9% but a model near the top with no
-    failure at 97-98%, until the near side paid for the reach (`near_quantile`): 95-96% (bench/interval_coverage.py)."""
+    failure at 97-98%, until the near side paid for the reach (`near_quantile`): 96.4-96.9%
+    (bench/interval_coverage.py)."""
     beta = 1 - level
     runs = [(distance, failed) for distance, failed in runs if allowed * n > failed]  # the others show theirs
     if n < 1 or not runs:
@@ -71,14 +72,13 @@ def unseen_reach(runs: list[tuple[float, int]], n: int, se: float, level: float,
     return max(float(np.max(bias[kept] + se * ndtri(1 - beta / chance[kept]))), 0.0)
 
 
-def near_quantile(reach: float, se: float, df: float | None, level: float) -> float:
+def near_quantile(far: float, df: float | None, level: float) -> float:
     """The t quantile of the near side (towards the end of the scale nearer the figure) of an interval whose far side
-    reaches `reach` from its figure: the near side misses what the far side leaves of 1 - level, so that where the
-    population has no failure the interval keeps its level (the far side, past t(df) x se, misses less than half of
-    it). Without this the reach made a model with no failure near the top cover 97-98% (bench/interval_coverage.py);
-    the t quantile where the reach does not pass the t side."""
-    two_sided = t_quantile(1 - (1 - level) / 2, df)
-    if not (se > 0 and reach > two_sided * se):
+    reaches `far` SEs from its figure on the scale the interval is built on (the logit's where it is): the near side
+    misses what the far side leaves of 1 - level, so that where the population has no failure the interval keeps its
+    level; the level's own quantile where the far side reaches no further than it, never below 0. Without this the
+    reach made a model near the top that never fails cover 97-98% (bench/interval_coverage.py)."""
+    two_sided = quantile(level, df)
+    if not far > two_sided:
         return two_sided
-    far_miss = t_cdf(-reach / se, df)
-    return t_quantile(level + far_miss, df)
+    return max(t_quantile(level + t_cdf(-far, df), df), 0.0)

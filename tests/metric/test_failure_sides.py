@@ -6,6 +6,8 @@ draws them."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ from longform_eval.metric.helloeval.weights import TASKS
 from longform_eval.metric.uncertainty import Design, affine, interval, paired_difference, stratified_mean
 from longform_eval.metric.uncertainty.intervals import quantile, scale_interval
 from longform_eval.metric.uncertainty.quantiles import t_cdf
+from longform_eval.metric.uncertainty.sparse import pooled_interval
 from longform_eval.metric.uncertainty.unseen_failures import near_quantile, unseen_reach
 
 from .test_uncertainty_scorers import released_rows  # noqa: F401  (the fixture)
@@ -26,13 +29,13 @@ def overall(scores: np.ndarray, labels: list[str]):
 
 
 def test_the_near_side_takes_what_the_far_sides_reach_leaves_of_the_level():
-    se, df = 2.0, 30.0
-    reach = 8.0  # past t(30) x 2 = 4.08
-    near = near_quantile(reach, se, df, LEVEL)
-    assert t_cdf(-reach / se, df) + (1 - t_cdf(near, df)) == pytest.approx(1 - LEVEL, abs=1e-12)
+    df = 30.0
+    near = near_quantile(4.0, df, LEVEL)  # the far side 4 SEs out, past t(30) = 2.04
+    assert t_cdf(-4.0, df) + (1 - t_cdf(near, df)) == pytest.approx(1 - LEVEL, abs=1e-12)
     assert 1.69 < near < quantile(LEVEL, df)  # between the one-sided and the two-sided quantile
-    assert near_quantile(3.0, se, df, LEVEL) == quantile(LEVEL, df)  # inside the t side: the level's own quantile
-    assert near_quantile(8.0, 0.0, df, LEVEL) == quantile(LEVEL, df)
+    assert near_quantile(1.5, df, LEVEL) == quantile(LEVEL, df)  # inside the t side: the level's own quantile
+    assert near_quantile(math.inf, None, LEVEL) == pytest.approx(1.6448536, abs=1e-6)  # the far side never misses
+    assert near_quantile(10.0, df, 0.3) == 0.0  # a level below one half: never past the figure
 
 
 def tight_sample(per_task: int, zeros: int = 0, seed: int = 1) -> tuple[np.ndarray, list[str]]:
@@ -97,3 +100,18 @@ def test_a_pair_whose_one_run_fails_rarely_is_covered_at_its_level(released_rows
         found = paired_difference(overall(a, labels), overall(scores[picked], labels), design, scale=SCALE)
         held += found is not None and found.low <= truth <= found.high
     assert 0.93 <= held / 1000 <= 0.97
+
+
+def test_a_lone_prompt_beside_a_tight_sample_pays_for_the_reach_with_its_upper_side():
+    """One task holds one prompt (its variance borrowed, a symmetric t interval): where the lower side reaches past
+    the t side for unseen failures, the upper side takes what that leaves of the level, as without a borrowed part."""
+    labels = [task for task in TASKS[:4] for _ in range(5)] + [TASKS[4]]
+    scores = np.clip(96 + np.random.default_rng(1).normal(0, 2, len(labels)), 0, 100)
+    design = Design.stratified(labels, by="task")
+    found, _ = pooled_interval(lambda v: overall(v, labels), scores, design=design, bounds=SCALE)
+    reach = unseen_reach([(found.point - SCALE[0], 0)], found.n, found.se, LEVEL)
+    assert reach > quantile(LEVEL, found.df) * found.se
+    assert found.low == pytest.approx(found.point - reach)
+    near = near_quantile(reach / found.se, found.df, LEVEL)
+    assert found.high == pytest.approx(found.point + near * found.se)
+    assert found.high < found.point + quantile(LEVEL, found.df) * found.se
