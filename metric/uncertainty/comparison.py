@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy.special import stdtr  # scipy.stats' t.sf(x, df) is stdtr(df, -x), without importing scipy.stats
 
 from .design import Design
 from .figures import Figure, compose
@@ -38,6 +37,7 @@ from .intervals import (
     t_interval,
 )
 from .power import DEFAULT_POWER, minimum_detectable_difference
+from .quantiles import t_cdf
 from .resampling import check_rounds_and_seed
 from .unseen_failures import PAIRED_RATE, failed_units, far_below, unseen_reach
 
@@ -91,8 +91,8 @@ class Difference:
 
 
 def t_p_value(difference: float, se: float, df: float | None) -> float:
-    """Two-sided p-value of the t statistic difference / se."""
-    return float(min(1.0, 2 * stdtr(max(df or 1.0, 1.0), -(abs(difference) / se))))
+    """Two-sided p-value of the t statistic difference / se (the normal's where df is None, as `quantile` takes it)."""
+    return min(1.0, 2 * t_cdf(-(abs(difference) / se), df))
 
 
 def difference_from(found: Interval, n_paired: int | None, reach: float = 0.0) -> Difference:

@@ -13,6 +13,7 @@ import pytest
 
 from longform_eval.metric.helloeval.weights import TASKS
 from longform_eval.metric.uncertainty import Design, affine, interval, paired_difference, stratified_mean
+from longform_eval.metric.uncertainty.comparison import t_p_value
 from longform_eval.metric.uncertainty.intervals import quantile, scale_interval
 from longform_eval.metric.uncertainty.quantiles import t_cdf
 from longform_eval.metric.uncertainty.sparse import pooled_interval
@@ -115,3 +116,8 @@ def test_a_lone_prompt_beside_a_tight_sample_pays_for_the_reach_with_its_upper_s
     near = near_quantile(reach / found.se, found.df, LEVEL)
     assert found.high == pytest.approx(found.point + near * found.se)
     assert found.high < found.point + quantile(LEVEL, found.df) * found.se
+
+
+def test_a_p_value_without_degrees_of_freedom_is_the_normals_as_the_interval_is():
+    assert t_p_value(quantile(LEVEL, None), 1.0, None) == pytest.approx(1 - LEVEL, rel=1e-9)
+    assert t_p_value(quantile(LEVEL, 12.0), 1.0, 12.0) == pytest.approx(1 - LEVEL, rel=1e-9)
