@@ -11,7 +11,8 @@ cell shows the package's method and, on the same draws, the alternatives it was 
 
 - one model, `overall`, n = 5 / 10 / 30 per task: the package (t on the logit of -300..100, the far side reaching as far
   as failures the sample does not show could move the figure, `intervals.unseen_reach`, the near side paying for it,
-  `near_quantile`), the package before it (the far side's SE widened by a fixed allowance for failures on 0.25% of each
+  `near_quantile`, and reaching no further than a sample showing more failures than their rate needs, `shown_reach`),
+  the package before it (the far side's SE widened by a fixed allowance for failures on 0.25% of each
   task's prompts: "before"), plain t (clipped), t with the package's reach but no logit (and a symmetric near side), the
   logit alone, the studentized bootstrap (`bootstrap_t`, 2,000 resamples, as the package computed it before the t
   interval);

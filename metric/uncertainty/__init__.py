@@ -76,7 +76,6 @@ from .intervals import (
     DEFAULT_SEED,
     Interval,
     interval,
-    interval_method,
     interval_reasons,
     intervals,
 )
@@ -84,6 +83,7 @@ from .judge_noise import VarianceSplit, judge_sd, row_scores, split_variance, wi
 from .power import PowerPlan, independent_se, minimum_detectable_difference, prompts_needed
 from .resampling import replicates
 from .statistic_interval import statistic_interval
+from .unit_intervals import interval_method
 
 __all__ = [
     "DEFAULT_LEVEL",

@@ -12,9 +12,10 @@ others at 5 prompts but 96.0-97.3% at 30; the pooled alone 91-96%; this one 93.4
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaincinv, ndtr, stdtrit  # scipy.stats' chi2.ppf, norm.cdf, t.ppf, as they compute
+from scipy.special import gammaincinv, ndtr  # scipy.stats' chi2.ppf and norm.cdf, as they compute
 
 from .design import Design
+from .quantiles import quantile
 
 QUANTILES = (np.arange(40) + 0.5) / 40
 
@@ -33,10 +34,10 @@ def borrowed_variance(values: np.ndarray, design: Design, slopes_squared: float,
     if not variances or slopes_squared <= 0:
         return 0.0, float(df)
     plausible = np.concatenate([v * d / (2 * gammaincinv(d / 2, QUANTILES)) for v, d in variances])
-    quantile = float(stdtrit(df, (1 + level) / 2))
+    q = quantile(level, df)
 
     def shortfall(c: float) -> float:
-        reach = quantile * np.sqrt(slopes_squared * c + rest) / np.sqrt(slopes_squared * plausible + rest)
+        reach = q * np.sqrt(slopes_squared * c + rest) / np.sqrt(slopes_squared * plausible + rest)
         return float(np.mean(2 * ndtr(reach) - 1) - level)
 
     if not plausible.max() > 0 or shortfall(0.0) >= 0:

@@ -5,23 +5,18 @@ See `variance`: the SE is the linearized (delta-method) one with the n/(n-1) sma
 rescaled bootstrap of the design's units converges to), df Welch-Satterthwaite's over the strata. A figure on a bounded
 scale [L, U] (HelloBench -300..100, a win rate 0..1) takes the t interval on logit((figure - L) / (U - L)), its SE
 carried by the delta method, mapped back: the interval stays on the scale and reaches further towards the far bound,
-where a score near the top of the scale has its rare low values (a model scoring near 100 that scores 0 on a few
-prompts). On that far side the interval also reaches as far as failures the sample does not show could have moved the
-figure (`unseen_reach`): a small sample of a model that rarely fails most often shows neither the failure nor its
-spread, and its figure then sits above the truth. The reach learns from the sample: it counts the units that did fail
-(sat at the far end of the scale; `failed_units`) and bounds the share of failures with the exact binomial chance of
-seeing no more of them, at every failure rate up to UNSEEN_RATE, so it is wide where few units show no failure, shrinks
-as more units show none, and is nothing where the failures show and the SE holds them. The near side pays for the reach
-(`near_quantile`: at a failure rate of 0 the interval keeps its level). A paired difference takes the same reach, for
-failures up to PAIRED_RATE, on each side for the run whose failure would move it that way
-(`comparison.failure_reaches`). Chosen by measured coverage (bench/interval_coverage.py, released and synthetic
-populations at 5, 10 and 30 prompts per task): bootstrap-t was wider for about the same coverage on single figures,
-over-covered bimodal tasks and covered paired differences less than t on the same SE; a fixed allowance (failures on
-0.25% of each stratum's units) covered a model near the top with zeros on 1% of prompts 88-94%, the reach 94-96%, and
-one that never fails 97-98% until the near side paid for it (96.4-96.9%). A figure resting on one unit per stratum gets
-no interval (`interval_reasons` says why), never a zero width; one whose every unit sits at one end of its known scale
-(a win rate of n of n) gets Wilson's one-sided bound over its units (`wilson.edge_bounds`). Every interval holds its
-figure, checked where it is made (`check_order`), and the figure is cut to the scale with it.
+where a score near the top of the scale has its rare low values. Failures at that far end shape both sides
+(`unseen_failures`): the far side reaches as far as failures the sample does not show could have moved the figure
+(`unseen_reach`, learnt from the failures it does show, up to UNSEEN_RATE) and the near side pays for that reach
+(`near_quantile`); where the sample shows failures the near side reaches no further than a sample showing more of them
+than their rate needs (`shown_reach`). A paired difference takes the reach on each side for the run whose failure
+would move it that way (`comparison.failure_reaches`). Chosen by measured coverage (bench/interval_coverage.py,
+released and synthetic populations at 5, 10 and 30 prompts per task): bootstrap-t was wider for about the same
+coverage on single figures and covered paired differences less than t on the same SE; a fixed allowance (failures on
+0.25% of each stratum's units) covered a model near the top with zeros on 1% of prompts 88-94%. A figure resting on one
+unit per stratum gets no interval (`interval_reasons` says why), never a zero width; one whose every unit sits at one
+end of its known scale (a win rate of n of n) gets Wilson's one-sided bound over its units (`wilson.edge_bounds`).
+Every interval holds its figure, checked where it is made (`check_order`), and the figure is cut to the scale with it.
 """
 
 from __future__ import annotations
@@ -38,7 +33,7 @@ from .design import Design
 from .figures import Bounds, Figure
 from .quantiles import quantile
 from .resampling import check_rounds_and_seed
-from .unseen_failures import failed_units, far_below, near_quantile, unseen_reach
+from .unseen_failures import failed_units, far_below, near_quantile, rest_se, shown_reach, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, only_float_noise, rests_on, spread
 from .wilson import edge_bounds
 
@@ -51,20 +46,6 @@ def check_level(level: object) -> None:
     real = isinstance(level, numbers.Real) and not isinstance(level, (bool, np.bool_))
     if not real or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1), got {level!r}")
-
-
-def interval_method(
-    design: Design, rounds: int = DEFAULT_ROUNDS, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL
-) -> str:
-    """The words `scores.json` records as `interval_method` (`rounds` and `seed`: those of the refitted statistics,
-    `statistic_interval`; the t interval draws no resample)."""
-    per = f" per {design.stratified_by}" if design.stratified_by else ""
-    return (
-        f"{level:.0%} t interval over {design.describe()}: figure ± t(df) x SE on the logit of the figure's scale "
-        f"(mapped back, so it stays on the scale), the SE linearized with the n/(n-1) small-sample factor{per}, df "
-        f"Welch-Satterthwaite's; refitted statistics: bootstrap SE ({rounds} resamples, seed {seed}); none for a "
-        f"figure on one {design.unit}{per}"
-    )
 
 
 @dataclass(frozen=True)
@@ -124,13 +105,21 @@ def t_interval(
 
 
 def sided_interval(
-    point: float, se: float, df: float | None, n: int, level: float, bounds: Bounds, below: float, above: float
+    point: float,
+    se: float,
+    df: float | None,
+    n: int,
+    level: float,
+    bounds: Bounds,
+    below: float,
+    above: float,
+    quantiles: tuple[float, float] | None = None,
 ) -> Interval:
-    """min(point - t(df) x se, point - below) .. max(point + t(df) x se, point + above), clipped to `bounds`: the t
+    """min(point - q_low x se, point - below) .. max(point + q_high x se, point + above), clipped to `bounds`: the t
     interval reaching at least `below` and `above` from the figure (`unseen_reach`; `Interval.se` stays the measured
-    one)."""
-    q = quantile(level, df)
-    low, high = min(point - q * se, point - below), max(point + q * se, point + above)
+    one); `quantiles` (q_low, q_high), each side's t quantile, t(df) at `level` on both where None."""
+    q_low, q_high = quantiles or (quantile(level, df),) * 2
+    low, high = min(point - q_low * se, point - below), max(point + q_high * se, point + above)
     point, low, high, clipped = clip(point, low, high, bounds)
     return Interval(point, low, high, se, n, rounds=0, level=level, df=df, clipped=clipped)
 
@@ -153,9 +142,9 @@ def scale_interval(
     lowest, width = bounds[0], bounds[1] - bounds[0]
     share = (point - lowest) / width
     slope, q, below = 1 / (share * (1 - share) * width), quantile(level, df), far_below(point, bounds)
-    centre, end = math.log(share / (1 - share)), (point - reach if below else point + reach)
+    centre, end = float(logit(share)), (point - reach if below else point + reach)
     far = abs(logit((end - lowest) / width) - centre) / (se * slope) if bounds[0] < end < bounds[1] else math.inf
-    near = near_quantile(far, df, level) if reach > 0 else q
+    near = near_quantile(far, df, level)
     q_low, q_high = (q, near) if below else (near, q)
     low = lowest + width * float(expit(centre - q_low * se * slope))
     high = lowest + width * float(expit(centre + q_high * se * slope))
@@ -178,15 +167,34 @@ def reaching(found: Interval, reach: float, bounds: Bounds) -> Interval:
 
 
 def contributions_interval(
-    point: float, found: Spread, level: float = DEFAULT_LEVEL, bounds: Bounds = None, failed: int | None = None
+    point: float,
+    found: Spread,
+    level: float = DEFAULT_LEVEL,
+    bounds: Bounds = None,
+    failed: int | None = None,
+    rest: float = 0.0,
 ) -> Interval:
     """The interval of a figure with spread `found`: on its scale's logit where `bounds` are known, reaching on the
     far side as far as the failures its sample does not show could have moved it where `failed` (the failures it
-    shows, `failed_units`) is given (`unseen_reach`), the near side taking what that leaves of the level."""
-    reach = 0.0
-    if failed is not None and bounds is not None:
-        reach = unseen_reach([(max(point - bounds[0], bounds[1] - point), failed)], found.n, found.se, level)
-    return scale_interval(point, found.se, found.df, found.n, level, bounds, reach)
+    shows, `failed_units`) is given (`unseen_reach`), the near side taking what that leaves of the level; where the
+    sample shows failures the near side reaches no further than a sample showing more of them than their rate needs
+    (`shown_reach`, on `rest`: the SE of the units that did not fail, `rest_se`)."""
+    if failed is None or bounds is None:
+        return scale_interval(point, found.se, found.df, found.n, level, bounds)
+    distance = max(point - bounds[0], bounds[1] - point)
+    reach = unseen_reach([(distance, failed)], found.n, found.se, level)
+    found_interval = scale_interval(point, found.se, found.df, found.n, level, bounds, reach)
+    return drawn_in(found_interval, shown_reach(failed, found.n, distance, rest, level), bounds)
+
+
+def drawn_in(found: Interval, reach: float | None, bounds: Bounds) -> Interval:
+    """`found` with the side towards the end of `bounds` nearer its figure reaching no further than `reach` from the
+    figure (unchanged where `reach` is None)."""
+    if bounds is None or reach is None:
+        return found
+    if far_below(found.point, bounds):
+        return replace(found, high=max(found.point, min(found.high, found.point + reach)))
+    return replace(found, low=min(found.point, max(found.low, found.point - reach)))
 
 
 def normal_interval(point: float, se: float, n: int, level: float = DEFAULT_LEVEL, bounds: Bounds = None) -> Interval:
@@ -226,7 +234,8 @@ def figure_interval(figure: Figure, design: Design, level: float, bounds: Bounds
     if reason is not None:
         return edge_interval(point, found.spread, level, bounds)
     failed = failed_units(figure, point, bounds, found.rests)
-    return contributions_interval(point, found.spread, level, bounds, failed)
+    rest = rest_se(found, figure, point, bounds, design) if failed else 0.0
+    return contributions_interval(point, found.spread, level, bounds, failed, rest)
 
 
 def edge_interval(point: float, found: Spread, level: float, bounds: Bounds) -> Interval | None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .quantiles import t_quantile
+
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
 ASSUMPTIONS = (
@@ -46,17 +48,15 @@ def z_sum(alpha: float, power: float) -> float:
     """z_{1 - alpha/2} + z_{power}: 2.80 at alpha 0.05 and power 0.8."""
     check_probability("alpha", alpha)
     check_probability("power", power)
-    from scipy.special import ndtri  # scipy.stats' norm.ppf, without its argument checks: the same values
-
-    return float(ndtri(1 - alpha / 2) + ndtri(power))
+    return t_quantile(1 - alpha / 2, None) + t_quantile(power, None)
 
 
 def t_power(noncentrality: float, df: float, alpha: float = DEFAULT_ALPHA) -> float:
     """Probability that a two-sided t test at `alpha` with `df` degrees of freedom rejects, at a true difference of
     `noncentrality` standard errors."""
-    from scipy.special import nctdtr, stdtrit
+    from scipy.special import nctdtr  # scipy.stats' nct.cdf, without its argument checks
 
-    critical = float(stdtrit(df, 1 - alpha / 2))  # scipy.stats' t.ppf and nct.cdf, without their argument checks
+    critical = t_quantile(1 - alpha / 2, df)
     power = float(noncentral_t_sf(critical, df, noncentrality) + nctdtr(df, noncentrality, -critical))
     return power if math.isfinite(power) else integrated_t_power(noncentrality, df, critical)
 

@@ -22,14 +22,13 @@ from .intervals import (
     DEFAULT_LEVEL,
     Bounds,
     Interval,
-    clip,
     contributions_interval,
     quantile,
     sided_interval,
     t_interval,
 )
 from .judge_noise import influence
-from .unseen_failures import failed_units, far_below, near_quantile, unseen_reach
+from .unseen_failures import failed_units, far_below, near_quantile, rest_se, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, rests_on, spread
 
 METHOD = (
@@ -86,10 +85,13 @@ def pooled_interval(
     if reason is not None or point is None:
         return None, reason
     failed = failed_units(figure, point, bounds, found.rests)
-    return borrowed_interval(point, found.spread, level, bounds, failed), None
+    rest = rest_se(found, figure, point, bounds, design) if failed else 0.0
+    return borrowed_interval(point, found.spread, level, bounds, failed, rest), None
 
 
-def borrowed_interval(point: float, found: Spread, level: float, bounds: Bounds, failed: int | None = None) -> Interval:
+def borrowed_interval(
+    point: float, found: Spread, level: float, bounds: Bounds, failed: int | None = None, rest: float = 0.0
+) -> Interval:
     """The t interval on a spread with a borrowed part, cut to `bounds`: the borrowed variance is the one at which
     this symmetric interval covers on average (`borrowed`), so it takes no transformation of the scale (on the
     scale's logit it covered 97-98% where the others held 5 prompts per task, bench/interval_coverage.py). Where
@@ -101,12 +103,10 @@ def borrowed_interval(point: float, found: Spread, level: float, bounds: Bounds,
             return t_interval(point, found.se, found.df, found.n, level, bounds)
         distance = max(point - bounds[0], bounds[1] - point)
         reach = unseen_reach([(distance, failed)], found.n, found.se, level)
-        near = near_quantile(reach / found.se, found.df, level) * found.se
-        far = max(quantile(level, found.df) * found.se, reach)
-        below, above = (far, near) if far_below(point, bounds) else (near, far)
-        point, low, high, cut = clip(point, point - below, point + above, bounds)
-        return Interval(point, low, high, found.se, found.n, rounds=0, level=level, df=found.df, clipped=cut)
-    return contributions_interval(point, found, level, bounds, failed)
+        q, near = quantile(level, found.df), near_quantile(reach / found.se, found.df, level)
+        sides = ((reach, 0.0), (q, near)) if far_below(point, bounds) else ((0.0, reach), (near, q))
+        return sided_interval(point, found.se, found.df, found.n, level, bounds, *sides[0], sides[1])
+    return contributions_interval(point, found, level, bounds, failed, rest)
 
 
 def pooled_method(design: Design) -> str:

@@ -15,13 +15,29 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .design import Design
 from .figures import Figure
 from .groups import spread_only
-from .intervals import DEFAULT_ROUNDS, DEFAULT_SEED, Bounds, Interval, interval_method, interval_reasons, intervals
+from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Bounds, Interval, interval_reasons, intervals
 from .sparse import pooled_interval, pooled_method, sparse_strata
 from .units import UnitTable
 
 SCALE = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*\.\.\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def interval_method(
+    design: Design, rounds: int = DEFAULT_ROUNDS, seed: int = DEFAULT_SEED, level: float = DEFAULT_LEVEL
+) -> str:
+    """The words `scores.json` records as `interval_method` (`rounds` and `seed`: those of the refitted statistics,
+    `statistic_interval`; the t interval draws no resample)."""
+    per = f" per {design.stratified_by}" if design.stratified_by else ""
+    return (
+        f"{level:.0%} t interval over {design.describe()}: figure ± t(df) x SE on the logit of the figure's scale "
+        f"(mapped back, so it stays on the scale; the side towards its far end reaching for failures the sample does "
+        f"not show, the other side paying for that and reaching no further than failures it shows need), the SE "
+        f"linearized with the n/(n-1) small-sample factor{per}, df Welch-Satterthwaite's; refitted statistics: "
+        f"bootstrap SE ({rounds} resamples, seed {seed}); none for a figure on one {design.unit}{per}"
+    )
 
 
 class FigureSource(Protocol):

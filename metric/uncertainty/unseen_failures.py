@@ -1,24 +1,33 @@
 """How failures at the far end of a figure's scale shape its interval's two sides (see `intervals`): how many units
 sit there (`failed_units`); how far from the figure the far side must reach so that failures at a rate up to
 UNSEEN_RATE that the sample does not show move the figure past it no more often than the level allows
-(`unseen_reach`); and the near side's quantile once the far side reaches past its t share (`near_quantile`: at a
-failure rate of 0 the interval keeps its level)."""
+(`unseen_reach`); the near side's quantile once the far side reaches past its t share (`near_quantile`: at a
+failure rate of 0 the interval keeps its level); and, where the sample shows failures, how far the near side must
+reach for a sample that shows more of them than its rate (`shown_reach`, on the spread of the units that did not
+fail, `rest_se`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from scipy.special import bdtr, ndtri  # scipy.stats' binom.cdf, norm.ppf without scipy.stats
 
+from .design import Design
 from .figures import Bounds, Figure
 from .quantiles import quantile, t_cdf, t_quantile
+from .variance import Measured, spread
 
-UNSEEN_RATE = 0.0125  # the highest failure rate an interval allows for beyond the failures its sample shows: above
-# qwen_max's 0.8% (HelloBench's released models score 0 on 0-0.8% of prompts, suri_7b 1.7% with a spread that holds it)
+UNSEEN_RATE = 0.015  # the highest failure rate an interval allows for beyond the failures its sample shows: above
+# qwen_max's 0.8% (HelloBench's released models score 0 on 0-0.8% of prompts, suri_7b 1.7% with a spread that holds
+# it); at 1.25% a model failing on 1% of prompts covered 92.8% at 5 prompts per task once the near side drew in where
+# failures show (`shown_reach`), at 1.5% 94.3% (bench/interval_coverage.py)
 PAIRED_RATE = 0.01  # the same for each run of a paired difference, whose sides each reach for one run's failures: at
 # 1.25% a pair near the top with zeros on 1% of prompts covered 97-98% (its other side, reaching for the other run's
 # failures, missed almost never) and pairs without failures up to 98% (bench/interval_coverage.py)
 EDGE_SHARE = 1e-9  # a unit this close to an end of the scale (as a share of the scale) sits at that end
 REACH_GRID = np.linspace(0.0, 1.0, 33)  # the failure rates searched, as shares of the allowed excess
+SHOWN_GRID = np.linspace(0.0, 1.0, 129)[1:]  # the failure rates searched below the share shown, as shares of it
+SHOWN_PART = 0.2  # the part of 1 - level the near side may miss by where a sample shows more failures than its rate
 
 
 def far_below(point: float, bounds: tuple[float, float]) -> bool:
@@ -26,15 +35,33 @@ def far_below(point: float, bounds: tuple[float, float]) -> bool:
     return point > (bounds[0] + bounds[1]) / 2
 
 
+def at_far_end(figure: Figure, point: float, bounds: Bounds) -> np.ndarray | None:
+    """Which units sit at the end of `bounds` farther from `point` (None where the figure has no unit values or the
+    scale is not known)."""
+    if bounds is None or figure.values is None:
+        return None
+    tolerance = EDGE_SHARE * (bounds[1] - bounds[0])
+    values = figure.values
+    return values <= bounds[0] + tolerance if far_below(point, bounds) else values >= bounds[1] - tolerance
+
+
 def failed_units(figure: Figure, point: float, bounds: Bounds, rests: np.ndarray | None = None) -> int:
     """The units (of those in `rests`, all where None) whose value sits at the end of `bounds` farther from `point`:
     the failures a sample shows (`Figure.values`; 0 where the figure has no unit values or the scale is not known)."""
-    if bounds is None or figure.values is None:
+    at_end = at_far_end(figure, point, bounds)
+    if at_end is None:
         return 0
-    values = figure.values if rests is None else figure.values[rests]
-    tolerance = EDGE_SHARE * (bounds[1] - bounds[0])
-    at_end = values <= bounds[0] + tolerance if far_below(point, bounds) else values >= bounds[1] - tolerance
-    return int(np.count_nonzero(at_end))
+    return int(np.count_nonzero(at_end if rests is None else at_end[rests]))
+
+
+def rest_se(found: Measured, figure: Figure, point: float, bounds: Bounds, design: Design) -> float:
+    """The SE of the figure's part on the units that did not fail (its rests less those `at_far_end`); 0 where a
+    stratum is left with one such unit, whose part is then unmeasured."""
+    at_end = at_far_end(figure, point, bounds)
+    if at_end is None:
+        return found.spread.se
+    rest = spread(found.z, found.rests & ~at_end, design)
+    return rest.se if rest.singletons == 0 else 0.0
 
 
 def unseen_reach(runs: list[tuple[float, int]], n: int, se: float, level: float, allowed: float = UNSEEN_RATE) -> float:
@@ -82,3 +109,27 @@ def near_quantile(far: float, df: float | None, level: float) -> float:
     if not far > two_sided:
         return two_sided
     return max(t_quantile(level + t_cdf(-far, df), df), 0.0)
+
+
+def shown_reach(failed: int, n: int, distance: float, se: float, level: float) -> float | None:
+    """How far towards the end of its scale nearer the figure an interval on `n` units must reach where they show
+    `failed` failures (None where they show none, or `se` is 0: `near_quantile` sets that side then); `distance`
+    from the figure to the far end of its scale, `se` the SE of the units that did not fail (`rest_se`).
+
+    A run whose units fail at a rate p below failed / n shows that many or more with the exact binomial chance
+    P = 1 - B(failed - 1; n, p), and its figure then lies (failed - p n) x distance / n below the truth (towards the
+    far end). The reach is the largest over those rates of that bias + se x z(1 - share / P), share = SHOWN_PART x
+    (1 - level), so that P x Phi((bias - reach) / se) <= share at each: the mirror of `unseen_reach`. The interval
+    takes it where it is shorter than its own near side (never wider): a t side on the whole SE, which the failures'
+    own spread inflates, reached about 1.5-2 times as far where one failure showed and covered a model failing on
+    0.2-0.5% of prompts 97.5-98.5%; with this side 96.6-97.5% (bench/interval_coverage.py)."""
+    share = SHOWN_PART * (1 - level)
+    if failed < 1 or n < 1 or not se > 0:
+        return None
+    rates = failed / n * SHOWN_GRID
+    chance = 1 - bdtr(failed - 1, n, rates)
+    kept = chance > share
+    if not kept.any():
+        return None
+    bias = (failed - rates[kept] * n) * distance / n
+    return float(np.max(bias + se * ndtri(1 - share / chance[kept])))

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 
-from scipy.special import ndtri
+from .quantiles import quantile
 
 EDGE = 1e-12  # a figure this close to an end of its scale (as a share of the scale) sits at that end
 
 
 def wilson_bounds(hits: float, n: float, level: float = 0.95) -> tuple[float, float]:
     """Wilson's score interval of a share of `hits` in `n` 0/1 units (n > 0)."""
-    z = float(ndtri((1 + level) / 2))
+    z = quantile(level, None)
     share, spread = hits / n, z * z / n
     centre = (share + spread / 2) / (1 + spread)
     half = z / (1 + spread) * math.sqrt(max(share * (1 - share), 0.0) / n + spread / (4 * n))

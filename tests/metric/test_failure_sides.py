@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.special import bdtr, ndtr
 
 from longform_eval.metric.helloeval.weights import TASKS
 from longform_eval.metric.uncertainty import Design, affine, interval, paired_difference, stratified_mean
@@ -17,7 +18,7 @@ from longform_eval.metric.uncertainty.comparison import t_p_value
 from longform_eval.metric.uncertainty.intervals import quantile, scale_interval
 from longform_eval.metric.uncertainty.quantiles import t_cdf
 from longform_eval.metric.uncertainty.sparse import pooled_interval
-from longform_eval.metric.uncertainty.unseen_failures import near_quantile, unseen_reach
+from longform_eval.metric.uncertainty.unseen_failures import SHOWN_PART, near_quantile, shown_reach, unseen_reach
 
 from .test_uncertainty_scorers import released_rows  # noqa: F401  (the fixture)
 
@@ -56,19 +57,23 @@ def test_a_tight_sample_near_the_top_without_failures_reaches_down_and_pays_with
     assert found.point < found.high < plain.high
 
 
-def coverage(scores: np.ndarray, tasks: np.ndarray, rate: float, per_task: int, draws: int) -> float:
+def coverage(scores: np.ndarray, tasks: np.ndarray, rate: float, per_task: int, draws: int) -> tuple[float, float]:
     """How often the interval of `per_task` prompts per task drawn i.i.d. holds the whole population's figure, each
-    drawn prompt failing (scoring 0) with chance `rate`."""
+    drawn prompt failing (scoring 0) with chance `rate`: over all draws, and over those whose sample shows a failure
+    (NaN where none does)."""
     truth = overall(scores * (1 - rate), list(tasks)).point()
-    rng, held = np.random.default_rng(11), 0
+    rng, held, shown = np.random.default_rng(11), [], []
     by_task = {task: np.flatnonzero(tasks == task) for task in TASKS}
     for _ in range(draws):
         picked = np.concatenate([rng.choice(by_task[task], per_task) for task in TASKS])
-        values = np.where(rng.random(len(picked)) < rate, 0.0, scores[picked])
+        failed = rng.random(len(picked)) < rate
+        values = np.where(failed, 0.0, scores[picked])
         labels = list(tasks[picked])
         found = interval(overall(values, labels), Design.stratified(labels, by="task"), bounds=SCALE)
-        held += found is not None and found.contains(truth)
-    return held / draws
+        held.append(found is not None and found.contains(truth))
+        shown.append(failed.any())
+    held_shown = [h for h, s in zip(held, shown, strict=True) if s]
+    return float(np.mean(held)), float(np.mean(held_shown)) if held_shown else math.nan
 
 
 @pytest.mark.parametrize("rate", [0.0, 0.01])
@@ -79,7 +84,7 @@ def test_a_model_near_the_top_is_covered_at_its_level_whether_it_fails_rarely_or
     _, tasks, scores, _ = released_rows["gpt4o_0806"]
     scored = np.isfinite(scores)
     near_top = 100 - 0.6 * (100 - scores[scored])
-    assert 0.93 <= coverage(near_top, np.array(tasks)[scored], rate, 30, 1000) <= 0.97
+    assert 0.93 <= coverage(near_top, np.array(tasks)[scored], rate, 30, 1000)[0] <= 0.97
 
 
 def test_a_pair_whose_one_run_fails_rarely_is_covered_at_its_level(released_rows):  # noqa: F811
@@ -121,3 +126,43 @@ def test_a_lone_prompt_beside_a_tight_sample_pays_for_the_reach_with_its_upper_s
 def test_a_p_value_without_degrees_of_freedom_is_the_normals_as_the_interval_is():
     assert t_p_value(quantile(LEVEL, None), 1.0, None) == pytest.approx(1 - LEVEL, rel=1e-9)
     assert t_p_value(quantile(LEVEL, 12.0), 1.0, 12.0) == pytest.approx(1 - LEVEL, rel=1e-9)
+
+
+def test_the_near_side_reaches_as_far_as_a_sample_showing_more_failures_than_their_rate_needs():
+    """At each failure rate below the share shown, the chance of showing that many or more times the chance that the
+    rest's error does not make up for them is at most SHOWN_PART of what the interval may miss, with equality at the
+    worst rate; no failure shown, or no spread left: no such side."""
+    failed, n, distance, se = 2, 150, 370.0, 1.6
+    reach = shown_reach(failed, n, distance, se, LEVEL)
+    share = SHOWN_PART * (1 - LEVEL)
+    rates = np.linspace(1e-6, failed / n, 4001)
+    chance = 1 - bdtr(failed - 1, n, rates)
+    misses = chance * ndtr(((failed - rates * n) * distance / n - reach) / se)
+    assert misses.max() == pytest.approx(share, rel=1e-3)  # the worst rate found on SHOWN_GRID
+    assert shown_reach(0, n, distance, se, LEVEL) is None and shown_reach(failed, n, distance, 0.0, LEVEL) is None
+
+
+def test_a_tight_sample_near_the_top_that_shows_a_failure_draws_its_upper_side_in():
+    """One zero among 150 prompts near the top: the t side on the whole SE, which that zero inflates, reached about
+    twice as far above the figure as the zero's own shortfall needs; the upper side is now the shown reach, on the
+    spread of the prompts that did not fail."""
+    scores, labels = tight_sample(30, zeros=1)
+    design = Design.stratified(labels, by="task")
+    figure = overall(scores, labels)
+    found = interval(figure, design, bounds=SCALE)
+    plain = scale_interval(found.point, found.se, found.df, found.n, LEVEL, SCALE)
+    rest = interval(overall(scores[1:], labels[1:]), Design.stratified(labels[1:], by="task"), bounds=SCALE)
+    reach = shown_reach(1, found.n, found.point - SCALE[0], rest.se * 149 / 150, LEVEL)
+    assert found.high == pytest.approx(found.point + reach, rel=0.02)
+    assert found.high - found.point < 0.75 * (plain.high - plain.point)
+
+
+def test_a_model_near_the_top_that_fails_on_half_a_percent_is_covered_at_its_level(released_rows):  # noqa: F811
+    """gpt4o_0806's rows pulled to the top, failing on 0.5% of drawn prompts, 30 prompts per task, 1,000 draws: the
+    samples that show a failure (54%) held the truth 98.7% on a t side their own failure inflated, the cell 97.9%;
+    with the near side drawn in where failures show (`shown_reach`) 93.9% and 95.9%."""
+    _, tasks, scores, _ = released_rows["gpt4o_0806"]
+    scored = np.isfinite(scores)
+    near_top = 100 - 0.6 * (100 - scores[scored])
+    held, held_shown = coverage(near_top, np.array(tasks)[scored], 0.005, 30, 1000)
+    assert 0.93 <= held <= 0.97 and 0.9 <= held_shown <= 0.97
