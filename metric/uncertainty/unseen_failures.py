@@ -121,8 +121,9 @@ def shown_reach(failed: int, n: int, distance: float, se: float, level: float) -
     far end). The reach is the largest over those rates of that bias + se x z(1 - share / P), share = SHOWN_PART x
     (1 - level), so that P x Phi((bias - reach) / se) <= share at each: the mirror of `unseen_reach`. The interval
     takes it where it is shorter than its own near side (never wider): a t side on the whole SE, which the failures'
-    own spread inflates, reached about 1.5-2 times as far where one failure showed and covered a model failing on
-    0.2-0.5% of prompts 97.5-98.5%; with this side 96.6-97.5% (bench/interval_coverage.py)."""
+    own spread inflates, reached 1.2-1.5 times as far (median, 30 and 5 prompts per task) and covered a model failing
+    on 0.2-0.5% of prompts 96.8-98.5%; with this side 96.5-97.6%, held-out models with real zeros up to 1.2 points
+    lower (bench/interval_coverage.py; docs/reproducibility-and-deviations.md says why)."""
     share = SHOWN_PART * (1 - level)
     if failed < 1 or n < 1 or not se > 0:
         return None
