@@ -85,7 +85,8 @@ def pooled_interval(
     if reason is not None or point is None:
         return None, reason
     failed = failed_units(figure, point, bounds, found.rests)
-    rest = rest_se(found, figure, point, bounds, design) if failed else 0.0
+    own = failed and not found.spread.borrowed > 0  # a borrowed part leaves the rest's spread unmeasured
+    rest = rest_se(found, figure, point, bounds, design) if own else 0.0
     return borrowed_interval(point, found.spread, level, bounds, failed, rest), None
 
 
@@ -97,7 +98,9 @@ def borrowed_interval(
     scale's logit it covered 97-98% where the others held 5 prompts per task, bench/interval_coverage.py). Where
     `failed` (the failures the units show) is given, the far side reaches as far as failures they do not show could
     have moved the figure (`intervals.unseen_reach`) and the near side takes what that leaves of the level
-    (`near_quantile`), as a figure without a borrowed part does."""
+    (`near_quantile`), as a figure without a borrowed part does; unlike one, it is not drawn in where failures show
+    (`shown_reach` needs the spread of the units that did not fail, partly borrowed here). `rest`: that spread, for a
+    figure without a borrowed part."""
     if found.borrowed > 0:
         if failed is None or bounds is None:
             return t_interval(point, found.se, found.df, found.n, level, bounds)

@@ -71,19 +71,20 @@ def unseen_reach(runs: list[tuple[float, int]], n: int, se: float, level: float,
     its figure to the far end of its scale and `failed` the units of the sample that sit there (`failed_units`).
 
     A run whose units fail at rate p (p n = lambda failures expected) shows at most `failed` of them with the exact
-    binomial chance P(lambda) = B(failed; n, p), and its figure then lies (lambda - failed) x distance / n above the
-    truth (a failure moves a mean of n units by distance / n; over strata the same on average). The reach is the
-    largest over rates from failed / n up to `allowed` (UNSEEN_RATE; PAIRED_RATE for a paired difference) of bias +
-    se x z(1 - beta / P), beta = 1 - level, so that P x Phi((bias - reach) / se) <= beta at each: the chance that the
-    sample shows no more failures and the rest of its error does not make up for them is at most the share the
-    interval may miss. Two runs take the worst of their rates together (P the product, the biases added). Wide where
-    a few units show no failure (a failure moves the figure far), shrinking as more units show none; nothing where
-    the sample shows failures at that rate (its SE holds them) or once n exceeds about ln(1 / beta) / `allowed` units
-    and the chance of seeing none at a rate that matters is below beta. Half the level's share, (1 - level) / 2,
-    widened the released gpt4o_0806 by 4-6% at 10-30 prompts per task and over-covered failures on 1% of prompts
-    (96-98%); 1 - level with failures up to 1.25% covered them at 94.0-95.9% but a model near the top with no
-    failure at 97-98%, until the near side paid for the reach (`near_quantile`): 96.4-96.9%
-    (bench/interval_coverage.py)."""
+    binomial chance P(lambda) = B(failed; n, p), and its figure then lies (lambda - failed) x distance / (n -
+    failed) above the truth (a failure moves a mean of n units by the distance of the units that did not fail over
+    n; over strata the same on average). The reach is the largest over rates from failed / n up to `allowed`
+    (UNSEEN_RATE; PAIRED_RATE for a paired difference) of bias + se x z(1 - beta / P), beta = 1 - level, so that P x
+    Phi((bias - reach) / se) <= beta at each: the chance that the sample shows no more failures and the rest of its
+    error does not make up for them is at most the share the interval may miss. Two runs take the worst of their
+    rates together (P the product, the biases added). Wide where a few units show no failure (a failure moves the
+    figure far), shrinking as more units show none; nothing where the sample shows failures at that rate (its SE
+    holds them) or once n exceeds about ln(1 / beta) / `allowed` units and the chance of seeing none at a rate that
+    matters is below beta. Half the level's share, (1 - level) / 2, widened the released gpt4o_0806 by 4-6% at 10-30
+    prompts per task and over-covered failures on 1% of prompts (96-98%); 1 - level with failures up to 1.25%
+    covered them at 94.0-95.9% but a model near the top with no failure at 97-98%, until the near side paid for the
+    reach (`near_quantile`): 96.4-96.9%; UNSEEN_RATE says why it is 1.5% beside a near side drawn in where failures
+    show (bench/interval_coverage.py)."""
     beta = 1 - level
     runs = [(distance, failed) for distance, failed in runs if allowed * n > failed]  # the others show theirs
     if n < 1 or not runs:
@@ -91,7 +92,7 @@ def unseen_reach(runs: list[tuple[float, int]], n: int, se: float, level: float,
     bias, chance = np.zeros(1), np.ones(1)
     for distance, failed in runs:
         expected = failed + (allowed * n - failed) * REACH_GRID
-        bias = np.add.outer(bias, (expected - failed) * distance / n).ravel()
+        bias = np.add.outer(bias, (expected - failed) * distance / (n - failed)).ravel()
         chance = np.multiply.outer(chance, bdtr(failed, n, np.minimum(expected / n, 1.0))).ravel()
     kept = chance > beta
     if not kept.any():
@@ -116,21 +117,24 @@ def shown_reach(failed: int, n: int, distance: float, se: float, level: float) -
     `failed` failures (None where they show none, or `se` is 0: `near_quantile` sets that side then); `distance`
     from the figure to the far end of its scale, `se` the SE of the units that did not fail (`rest_se`).
 
-    A run whose units fail at a rate p below failed / n shows that many or more with the exact binomial chance
-    P = 1 - B(failed - 1; n, p), and its figure then lies (failed - p n) x distance / n below the truth (towards the
-    far end). The reach is the largest over those rates of that bias + se x z(1 - share / P), share = SHOWN_PART x
+    The units that did not fail sit distance x n / (n - failed) from the far end on average, so a run whose units fail
+    at a rate p below failed / n, which shows that many or more with the exact binomial chance
+    P = 1 - B(failed - 1; n, p), lies (failed - p n) x distance / (n - failed) beyond the truth (towards the far end).
+    The reach is the largest over those rates of that bias + se x z(1 - share / P), share = SHOWN_PART x
     (1 - level), so that P x Phi((bias - reach) / se) <= share at each: the mirror of `unseen_reach`. The interval
     takes it where it is shorter than its own near side (never wider): a t side on the whole SE, which the failures'
     own spread inflates, reached 1.2-1.5 times as far (median, 30 and 5 prompts per task) and covered a model failing
     on 0.2-0.5% of prompts 96.8-98.5%; with this side 96.5-97.6%, held-out models with real zeros up to 1.2 points
-    lower (bench/interval_coverage.py; docs/reproducibility-and-deviations.md says why)."""
+    lower (bench/interval_coverage.py; docs/reproducibility-and-deviations.md says why). Measured from the figure
+    instead of the units that did not fail, the bias fell short by failed / n: win rates with ties, a fifth of them
+    losses, covered 92%."""
     share = SHOWN_PART * (1 - level)
-    if failed < 1 or n < 1 or not se > 0:
+    if not 0 < failed < n or not se > 0:
         return None
     rates = failed / n * SHOWN_GRID
     chance = 1 - bdtr(failed - 1, n, rates)
     kept = chance > share
     if not kept.any():
         return None
-    bias = (failed - rates[kept] * n) * distance / n
+    bias = (failed - rates[kept] * n) * distance / (n - failed)
     return float(np.max(bias + se * ndtri(1 - share / chance[kept])))
