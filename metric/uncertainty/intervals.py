@@ -33,7 +33,7 @@ from .design import Design
 from .figures import Bounds, Figure
 from .quantiles import quantile
 from .resampling import check_rounds_and_seed
-from .unseen_failures import failed_units, far_below, near_quantile, rest_se, shown_reach, unseen_reach
+from .unseen_failures import far_below, near_quantile, shown_failures, shown_reach, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, only_float_noise, rests_on, spread
 from .wilson import edge_bounds
 
@@ -178,7 +178,7 @@ def contributions_interval(
     far side as far as the failures its sample does not show could have moved it where `failed` (the failures it
     shows, `failed_units`) is given (`unseen_reach`), the near side taking what that leaves of the level; where the
     sample shows failures the near side reaches no further than a sample showing more of them than their rate needs
-    (`shown_reach`, on `rest`: the SE of the units that did not fail, `rest_se`)."""
+    (`shown_reach`, on `rest`: the SE of the units that did not fail, `shown_failures`)."""
     if failed is None or bounds is None:
         return scale_interval(point, found.se, found.df, found.n, level, bounds)
     distance = max(point - bounds[0], bounds[1] - point)
@@ -233,8 +233,7 @@ def figure_interval(figure: Figure, design: Design, level: float, bounds: Bounds
         return None
     if reason is not None:
         return edge_interval(point, found.spread, level, bounds)
-    failed = failed_units(figure, point, bounds, found.rests)
-    rest = rest_se(found, figure, point, bounds, design) if failed else 0.0
+    failed, rest = shown_failures(found, figure, point, bounds, design)
     return contributions_interval(point, found.spread, level, bounds, failed, rest)
 
 

@@ -28,7 +28,7 @@ from .intervals import (
     t_interval,
 )
 from .judge_noise import influence
-from .unseen_failures import failed_units, far_below, near_quantile, rest_se, unseen_reach
+from .unseen_failures import failed_units, far_below, near_quantile, shown_failures, unseen_reach
 from .variance import Measured, Spread, linearized, no_spread_reason, rests_on, spread
 
 METHOD = (
@@ -84,9 +84,7 @@ def pooled_interval(
     reason = no_spread_reason(found.spread, design)
     if reason is not None or point is None:
         return None, reason
-    failed = failed_units(figure, point, bounds, found.rests)
-    own = failed and not found.spread.borrowed > 0  # a borrowed part leaves the rest's spread unmeasured
-    rest = rest_se(found, figure, point, bounds, design) if own else 0.0
+    failed, rest = shown_failures(found, figure, point, bounds, design)
     return borrowed_interval(point, found.spread, level, bounds, failed, rest), None
 
 

@@ -4,7 +4,7 @@ UNSEEN_RATE that the sample does not show move the figure past it no more often 
 (`unseen_reach`); the near side's quantile once the far side reaches past its t share (`near_quantile`: at a
 failure rate of 0 the interval keeps its level); and, where the sample shows failures, how far the near side must
 reach for a sample that shows more of them than its rate (`shown_reach`, on the spread of the units that did not
-fail, `rest_se`).
+fail, `shown_failures`).
 """
 
 from __future__ import annotations
@@ -54,14 +54,16 @@ def failed_units(figure: Figure, point: float, bounds: Bounds, rests: np.ndarray
     return int(np.count_nonzero(at_end if rests is None else at_end[rests]))
 
 
-def rest_se(found: Measured, figure: Figure, point: float, bounds: Bounds, design: Design) -> float:
-    """The SE of the figure's part on the units that did not fail (its rests less those `at_far_end`); 0 where a
-    stratum is left with one such unit, whose part is then unmeasured."""
+def shown_failures(found: Measured, figure: Figure, point: float, bounds: Bounds, design: Design) -> tuple[int, float]:
+    """The failures the units the figure rests on show (`failed_units`), and the SE of its part on the units that did
+    not fail: 0 where none failed, where a stratum is left with one such unit (its part unmeasured) or where part of
+    the spread is borrowed (`sparse`), so that no near side is drawn in on it (`shown_reach`)."""
     at_end = at_far_end(figure, point, bounds)
-    if at_end is None:
-        return found.spread.se
+    failed = 0 if at_end is None else int(np.count_nonzero(at_end[found.rests]))
+    if not failed or found.spread.borrowed > 0:
+        return failed, 0.0
     rest = spread(found.z, found.rests & ~at_end, design)
-    return rest.se if rest.singletons == 0 else 0.0
+    return failed, rest.se if rest.singletons == 0 else 0.0
 
 
 def unseen_reach(runs: list[tuple[float, int]], n: int, se: float, level: float, allowed: float = UNSEEN_RATE) -> float:
@@ -115,7 +117,7 @@ def near_quantile(far: float, df: float | None, level: float) -> float:
 def shown_reach(failed: int, n: int, distance: float, se: float, level: float) -> float | None:
     """How far towards the end of its scale nearer the figure an interval on `n` units must reach where they show
     `failed` failures (None where they show none, or `se` is 0: `near_quantile` sets that side then); `distance`
-    from the figure to the far end of its scale, `se` the SE of the units that did not fail (`rest_se`).
+    from the figure to the far end of its scale, `se` the SE of the units that did not fail (`shown_failures`).
 
     The units that did not fail sit distance x n / (n - failed) from the far end on average, so a run whose units fail
     at a rate p below failed / n, which shows that many or more with the exact binomial chance
