@@ -24,8 +24,19 @@ SHAPE = {
 }
 
 
-def build_tiny_qwen(models: Path, out: Path, seed: int = 0) -> Path:
-    """Save the tiny model to `out` (config, bf16 safetensors, tokenizer, chat template) and return `out`."""
+DEEP_SHAPE = SHAPE | {  # 40 KiB of KV cache per token (80 layers x 4 KV heads x 32 x 2 x 2 bytes): 1 GiB holds 26,214
+    # tokens, fewer than the config's 32,768 positions: vLLM 0.32's CPU build refuses to start at its default
+    # max_model_len ("1.25 GiB KV cache is needed, which is larger than the available KV cache memory (1.0 GiB)")
+    "num_hidden_layers": 80,
+    "num_key_value_heads": 4,
+    "max_window_layers": 80,
+    "layer_types": ["full_attention"] * 80,
+}
+
+
+def build_tiny_qwen(models: Path, out: Path, seed: int = 0, shape: dict | None = None) -> Path:
+    """Save the tiny model (`shape`: SHAPE unless given) to `out` (config, bf16 safetensors, tokenizer, chat template)
+    and return `out`."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
@@ -34,7 +45,7 @@ def build_tiny_qwen(models: Path, out: Path, seed: int = 0) -> Path:
         archive.extractall(unpacked, filter="data")
     source = unpacked / "q05"
     config = AutoConfig.from_pretrained(source)
-    for key, value in SHAPE.items():
+    for key, value in (shape or SHAPE).items():
         setattr(config, key, value)
     torch.manual_seed(seed)
     model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
