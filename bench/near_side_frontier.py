@@ -8,8 +8,9 @@ larger share draws the near side in further where failures show: this bench prin
 and to the same intervals with an Edgeworth term for the skewness of the units that did not fail (Hall 1992: the t
 quantiles of a mean shifted by -skew x (2 q^2 + 1) / 6, the logit's own built-in skewness taken out), the textbook
 remedy for a t interval on skewed scores. Draws as `interval_coverage.py` makes them (i.i.d. prompts, n per task),
-8,000 per cell by default: the Monte Carlo SE of a cell is then about 0.2 points (0.4-0.5 at the 2,000 draws of
-`interval_coverage.py`).
+8,000 per cell by default: the Monte Carlo SE of a cell is then 0.2-0.3 points (0.4-0.6 at the 2,000 draws of
+`interval_coverage.py`). The skewness is that of the units that did not fail (the failures have their own bounds),
+scaled by their spread, and moves the quantiles of the whole SE.
 
     python bench/near_side_frontier.py --judgements DIR [--draws 8000] [--shares 0.1,0.2,0.3,0.4]
 """
@@ -78,8 +79,8 @@ def skew_corrected(figure, design: Design, level: float = 0.95):
     near = unseen.near_quantile(far, df, level)
     q_low, q_high = (q, near) if below else (near, q)
     built_in = (2 * share - 1) / (2 * share * (1 - share) * width) * se  # the logit's own skewness term
-    shift = -skew * (2 * q * q + 1) / 6
-    q_low, q_high = max(q_low + shift - built_in * q_low**2, 0.0), max(q_high - shift + built_in * q_high**2, 0.0)
+    q_low = max(q_low - skew * (2 * q_low**2 + 1) / 6 - built_in * q_low**2, 0.0)  # Hall's term at each side's own
+    q_high = max(q_high + skew * (2 * q_high**2 + 1) / 6 + built_in * q_high**2, 0.0)  # quantile
     low = lowest + width * float(expit(centre - q_low * se * slope))
     high = lowest + width * float(expit(centre + q_high * se * slope))
     made = intervals.Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)
