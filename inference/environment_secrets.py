@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from .secret_values import register_secret, register_url_secrets
@@ -42,7 +43,8 @@ def register_value(value: str) -> None:
 
 def register_environment_secrets(options: Iterable[Mapping[str, Any] | None] = (), hub_token: bool = True) -> None:
     """Register the secrets this environment holds for the backends (and for the variables `options` name), the
-    credentials of URLs given as options, and (`hub_token`) the Hub token, wherever huggingface_hub reads it."""
+    credentials of URLs given as options, the token in the Hub's token file, and (`hub_token`) the Hub token,
+    wherever huggingface_hub reads it."""
     options = list(options)
     for name in sorted(set(KNOWN_VARIABLES) | variables_named_in(options)):
         register_value(os.environ.get(name) or "")
@@ -50,13 +52,32 @@ def register_environment_secrets(options: Iterable[Mapping[str, Any] | None] = (
         for value in (found or {}).values():
             if isinstance(value, str) and "://" in value:
                 register_url_secrets(value)
+    register_secret(hub_token_in_file())
     if hub_token:
         register_hub_token()
 
 
+def hub_token_file() -> Path:
+    """Where huggingface_hub reads its token file (its `constants.HF_TOKEN_PATH`, outside its staging mode), found
+    without importing it, which takes the HTTP client with it: `--help` stays fast and is scrubbed of that token."""
+    cache = os.getenv("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache"))
+    home = os.path.expandvars(os.path.expanduser(os.getenv("HF_HOME", os.path.join(cache, "huggingface"))))
+    return Path(os.path.expandvars(os.path.expanduser(os.getenv("HF_TOKEN_PATH", os.path.join(home, "token")))))
+
+
+def hub_token_in_file() -> str | None:
+    """The token in huggingface_hub's token file, as it cleans it (None where there is none or it cannot be read)."""
+    try:
+        found = hub_token_file().read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return found.replace("\r", "").replace("\n", "").strip() or None
+
+
 def register_hub_token() -> None:
-    """The Hub token huggingface_hub sends (its variables or its token file); apart, as it imports huggingface_hub:
-    the command line registers it once it has parsed a command, not for `--help`."""
+    """The Hub token huggingface_hub sends, wherever it finds it; apart, as it imports huggingface_hub: the command
+    line registers it once it has parsed a command, not for `--help` (the token file's is registered before it,
+    `hub_token_in_file`)."""
     from huggingface_hub import get_token  # reads the token file or variable; no request
 
     register_secret(get_token())
