@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from longform_eval.common.guarded import SETTINGS, UnreadableFile, read_bytes
+
 from .secret_values import register_secret, register_url_secrets
 
 # The variables the built-in backends and the Hub client read secrets from, whatever a run's config names.
@@ -68,8 +70,8 @@ def hub_token_file() -> Path:
 def hub_token_in_file() -> str | None:
     """The token in huggingface_hub's token file, as it cleans it (None where there is none or it cannot be read)."""
     try:
-        found = hub_token_file().read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        found = read_bytes(hub_token_file(), SETTINGS, decompress=False).decode("utf-8", errors="replace")
+    except (OSError, UnreadableFile):  # none, a folder, or over a settings file's size
         return None
     return found.replace("\r", "").replace("\n", "").strip() or None
 
