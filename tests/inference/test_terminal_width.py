@@ -35,7 +35,8 @@ def screen_lines(text: str) -> list[str]:
 
 
 def too_wide(text: str, width: int) -> list[str]:
-    return [line for line in screen_lines(text) if cell_len(line) > width]
+    """The lines wider than `width`, but for a path alone on its line, which stays whole to be copied (`wrapped`)."""
+    return [line for line in screen_lines(text) if cell_len(line) > width and not Path(line.strip()).exists()]
 
 
 def headline(folder: Path) -> str:

@@ -3,6 +3,7 @@ a votes database whose votes carry the judge's verdict on the same comparison, f
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Callable
@@ -64,7 +65,18 @@ def vote_on_run(
     votes = []
     for n, (item, judged) in enumerate(sorted(run_verdicts(folder).items())[:voted]):
         outcome = "A" if rng.random() < human_win else "B"
-        vote = Vote(f"ann{n % 3}", "s", item, model, REFERENCE, "sorted", outcome, judged, False, token=f"{model}{n}")
+        vote = Vote(
+            f"ann{n % 3}",
+            "s",
+            item,
+            model,
+            REFERENCE,
+            "sorted",
+            outcome,
+            judged,
+            False,
+            token=f"{n}-{hashlib.sha256(model.encode()).hexdigest()[:16]}",
+        )
         store.add_vote(vote)
         votes.append(vote)
     return votes
