@@ -12,7 +12,12 @@ remedy for a t interval on skewed scores. Draws as `interval_coverage.py` makes 
 `interval_coverage.py`). The skewness is that of the units that did not fail (the failures have their own bounds),
 scaled by their spread, and moves the quantiles of the whole SE.
 
+A last table (`--far`) asks whether the real models' far-side misses can pay for a larger share: the far side's t
+quantile multiplied by a fixed factor (1.05, 1.1), beside shares 0.2 and 0.3, on the synthetic populations, the
+held-out models with real zeros and the released ones, with each cell's mean width relative to the package's.
+
     python bench/near_side_frontier.py --judgements DIR [--draws 8000] [--shares 0.1,0.2,0.3,0.4]
+        [--tables shares,edgeworth,far] [--far 1.05,1.1]
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ unseen = importlib.import_module("longform_eval.metric.uncertainty.unseen_failur
 
 SYNTHETIC = [*RATES, CLUSTERED]
 WITH_ZEROS = ("qwen_max", "glm4_api", "claude35", "gemini15_pro")  # held-out models with real zeros
+FAR_SHARES = (0.2, 0.3)
 SIZES = (5, 10, 30)
 
 
@@ -59,8 +65,33 @@ def estimator_skew(z: np.ndarray, keep: np.ndarray, design: Design) -> float:
     return third / variance**1.5 if variance > 0 else 0.0
 
 
+def edgeworth(skew: float, built_in: float, q_low: float, q_high: float, below: bool) -> tuple[float, float]:
+    """Hall's term at each side's own quantile, the logit's own skewness term `built_in` taken out."""
+    q_low = max(q_low - skew * (2 * q_low**2 + 1) / 6 - built_in * q_low**2, 0.0)
+    q_high = max(q_high + skew * (2 * q_high**2 + 1) / 6 + built_in * q_high**2, 0.0)
+    return q_low, q_high
+
+
 def skew_corrected(figure, design: Design, level: float = 0.95):
     """The package's interval with an Edgeworth term on the t quantiles (see the module)."""
+    return reshaped(figure, design, edgeworth, level)
+
+
+def far_factor(factor: float):
+    """An interval maker: the package's, its far side's t quantile multiplied by `factor` (the near side as the
+    package sets it, from the far side's reach, unchanged)."""
+
+    def adjust(skew: float, built_in: float, q_low: float, q_high: float, below: bool) -> tuple[float, float]:
+        return (q_low * factor, q_high) if below else (q_low, q_high * factor)
+
+    return lambda figure, design: reshaped(figure, design, adjust)
+
+
+def reshaped(figure, design: Design, adjust, level: float = 0.95):
+    """The package's interval with its two t quantiles passed through `adjust(skew, built_in, q_low, q_high,
+    below)`: `skew` that of the units that did not fail, `built_in` the logit's own skewness term, `below` whether
+    the far side is the lower one. The quantiles passed are the plain ones, the far side's factor
+    (`intervals.FAR_SIDE`) not applied: `far_factor(intervals.FAR_SIDE)` is the package's interval."""
     found, reason = intervals.measured(figure, design)
     point, bounds = figure.point(), coverage.SCALE
     if found is None or point is None or reason is not None or not bounds[0] < point < bounds[1]:
@@ -79,8 +110,7 @@ def skew_corrected(figure, design: Design, level: float = 0.95):
     near = unseen.near_quantile(far, df, level)
     q_low, q_high = (q, near) if below else (near, q)
     built_in = (2 * share - 1) / (2 * share * (1 - share) * width) * se  # the logit's own skewness term
-    q_low = max(q_low - skew * (2 * q_low**2 + 1) / 6 - built_in * q_low**2, 0.0)  # Hall's term at each side's own
-    q_high = max(q_high + skew * (2 * q_high**2 + 1) / 6 + built_in * q_high**2, 0.0)  # quantile
+    q_low, q_high = adjust(skew, built_in, q_low, q_high, below)
     low = lowest + width * float(expit(centre - q_low * se * slope))
     high = lowest + width * float(expit(centre + q_high * se * slope))
     made = intervals.Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)
@@ -88,23 +118,29 @@ def skew_corrected(figure, design: Design, level: float = 0.95):
     return intervals.drawn_in(made, unseen.shown_reach(failed, n, distance, rest, level), bounds)
 
 
-def cell(pop, name: str, per_task: int, draws: int, make) -> tuple[float, float, float]:
-    """(coverage, misses below, misses above) over `draws` benchmarks of `per_task` prompts per task."""
+def cell(pop, name: str, per_task: int, draws: int, make) -> tuple[float, float, float, float]:
+    """(coverage, misses below, misses above, mean width) over `draws` benchmarks of `per_task` prompts per task
+    (the same draws for every maker)."""
     rows = pop.rows(name)
     truth, by_task, rng = pop.truth(name, rows), pop.by_task(rows), np.random.default_rng(per_task)
-    held, below = 0, 0
+    held, below, width = 0, 0, 0.0
     for _ in range(draws):
         picked = coverage.draw(rng, by_task, dict.fromkeys(TASKS, per_task))
         tasks = list(pop.tasks[picked])
         found = make(coverage.overall(pop.values(name, picked, rng), tasks), Design.stratified(tasks, by="task"))
         held += found is not None and found.contains(truth)
         below += found is not None and truth < found.low
-    return held / draws, below / draws, (draws - held - below) / draws
+        width += 0.0 if found is None else found.width
+    return held / draws, below / draws, (draws - held - below) / draws, width / draws
 
 
-def row(pop, name: str, draws: int, make) -> str:
+def row(pop, name: str, draws: int, make, widths: list[float] | None = None) -> str:
+    """A population's cells; with `widths` (the package's mean widths per size), each cell's width relative to it."""
     cells = [cell(pop, name, n, draws, make) for n in SIZES]
-    return " / ".join(f"{c:.1%} [{b:.1%} below, {a:.1%} above]" for c, b, a in cells)
+    bases = widths or [math.nan] * len(SIZES)
+    relative = [f", width {w / base - 1:+.1%}" if widths else "" for (*_, w), base in zip(cells, bases, strict=True)]
+    shown = zip(cells, relative, strict=True)
+    return " / ".join(f"{c:.1%} [{b:.1%} below, {a:.1%} above{r}]" for (c, b, a, _), r in shown)
 
 
 def main() -> None:
@@ -112,29 +148,45 @@ def main() -> None:
     parser.add_argument("--judgements", type=Path, required=True, help="the upstream results/judgements/main_exp")
     parser.add_argument("--draws", type=int, default=8000)
     parser.add_argument("--shares", default="0.1,0.2,0.3,0.4", help="SHOWN_PART values to measure")
+    parser.add_argument("--tables", default="shares,edgeworth,far", help="which tables to print")
+    parser.add_argument("--far", default="1.05,1.1", help="the far side's factors of the last table")
     args = parser.parse_args()
-    started, shares = time.perf_counter(), [float(share) for share in args.shares.split(",")]
+    started, tables = time.perf_counter(), args.tables.split(",")
     pop, held_out = coverage.load(0, args.judgements)
     names = SYNTHETIC + [name for name in WITH_ZEROS if name in held_out]
     print(
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, Python "
         f"{platform.python_version()}; {args.draws} draws per cell; coverage at 5 / 10 / 30 prompts per task"
     )
+    if "shares" in tables:
+        for share in (float(share) for share in args.shares.split(",")):
+            table(f"near side's share {share:g}", pop, names, args.draws, package_interval, share)
+    if "edgeworth" in tables:
+        table("with the Edgeworth term for skewness", pop, names, args.draws, skew_corrected, unseen.SHOWN_PART)
+    if "far" in tables:
+        far_tables(pop, [*names, *coverage.RELEASED], args.draws, args.far)
+    print(f"\ntime: {time.perf_counter() - started:.1f} s")
+
+
+def table(title: str, pop, names: list[str], draws: int, make, share: float, widths=None) -> None:
+    """One table of `make`'s cells at the near side's share `share` (SHOWN_PART, restored after)."""
     package = unseen.SHOWN_PART
+    print(f"\n{title} (share {share:g}{', the package' if share == package else ''}):\n")
+    print("| population | 5 / 10 / 30 per task |\n|---|---|")
+    unseen.SHOWN_PART = share
     try:
-        for share in shares:
-            unseen.SHOWN_PART = share
-            print(f"\nnear side's share {share:g}{' (the package)' if share == package else ''}:\n")
-            print("| population | 5 / 10 / 30 per task |\n|---|---|")
-            for name in names:
-                print(f"| {name} | {row(pop, name, args.draws, package_interval)} |", flush=True)
+        for name in names:
+            print(f"| {name} | {row(pop, name, draws, make, widths and widths[name])} |", flush=True)
     finally:
         unseen.SHOWN_PART = package
-    print(f"\nwith the Edgeworth term for skewness (share {package:g}):\n")
-    print("| population | 5 / 10 / 30 per task |\n|---|---|")
-    for name in names:
-        print(f"| {name} | {row(pop, name, args.draws, skew_corrected)} |", flush=True)
-    print(f"\ntime: {time.perf_counter() - started:.1f} s")
+
+
+def far_tables(pop, names: list[str], draws: int, factors: str) -> None:
+    """The far side's t quantile times each factor, at shares FAR_SHARES, widths relative to the package's."""
+    widths = {name: [cell(pop, name, n, draws, package_interval)[3] for n in SIZES] for name in names}
+    for factor in (float(factor) for factor in factors.split(",")):
+        for share in FAR_SHARES:
+            table(f"far side x {factor:g}", pop, names, draws, far_factor(factor), share, widths)
 
 
 def package_interval(figure, design: Design):
