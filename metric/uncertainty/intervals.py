@@ -141,8 +141,8 @@ def scale_interval(
     """The t interval on the logit of the figure's scale `bounds` (the SE by the delta method), mapped back; the
     plain t interval where the scale is not known or the figure sits on one of its bounds. On the side of the bound
     farther from the figure its t quantile is FAR_SIDE times the level's and it reaches at least `reach` from the
-    figure (`unseen_reach`), within the scale; where that passes the logit's own side the other side takes what it
-    leaves of the level (`near_quantile`)."""
+    figure (`unseen_reach`), within the scale; where the reach passes the level's own quantile on the logit the other
+    side takes what it leaves of the level (`near_quantile`; the factor itself is not paid for, as measured)."""
     if bounds is None or not bounds[0] < point < bounds[1] or not se > 0:
         return reaching(t_interval(point, se, df, n, level, bounds), reach, bounds)
     lowest, width = bounds[0], bounds[1] - bounds[0]
