@@ -14,10 +14,8 @@ scaled by their spread, and moves the quantiles of the whole SE.
 
 A last table (`--tables far`) asks whether the real models' far-side misses can pay for a larger share: the far
 side's t quantile multiplied by a fixed factor (1.05, 1.1), beside shares 0.2 and 0.3, on the synthetic populations,
-the held-out models with real zeros and the released ones, with each cell's mean width relative to the package
-before the factor (plain quantiles, share 0.2). The package now takes 1.05 and 0.3 (`intervals.FAR_SIDE`,
-`SHOWN_PART`): the shares tables measure it with its factor, the Edgeworth one the plain quantiles at its share, so
-bench/RESULTS.md's runs before the change are those of the package then.
+the held-out models with real zeros and the released ones, with each cell's mean width relative to the package's
+(its plain quantiles at its share) on the same draws. The package takes no factor: bench/RESULTS.md says why.
 
     python bench/near_side_frontier.py --judgements DIR [--draws 8000] [--shares 0.1,0.2,0.3,0.4]
         [--tables shares,edgeworth,far] [--far 1.05,1.1]
@@ -50,7 +48,6 @@ unseen = importlib.import_module("longform_eval.metric.uncertainty.unseen_failur
 SYNTHETIC = [*RATES, CLUSTERED]
 WITH_ZEROS = ("qwen_max", "glm4_api", "claude35", "gemini15_pro")  # held-out models with real zeros
 FAR_SHARES = (0.2, 0.3)
-BEFORE_SHARE = 0.2  # the near side's share before the far side's factor
 SIZES = (5, 10, 30)
 
 
@@ -77,8 +74,7 @@ def edgeworth(skew: float, built_in: float, q_low: float, q_high: float, below: 
 
 
 def skew_corrected(figure, design: Design, level: float = 0.95):
-    """The package's interval before the far side's factor, with an Edgeworth term on the t quantiles (see the
-    module)."""
+    """The package's interval with an Edgeworth term on the t quantiles (see the module)."""
     return reshaped(figure, design, edgeworth, level)
 
 
@@ -95,8 +91,7 @@ def far_factor(factor: float):
 def reshaped(figure, design: Design, adjust, level: float = 0.95):
     """The package's interval with its two t quantiles passed through `adjust(skew, built_in, q_low, q_high,
     below)`: `skew` that of the units that did not fail, `built_in` the logit's own skewness term, `below` whether
-    the far side is the lower one. The quantiles passed are the plain ones, the far side's factor
-    (`intervals.FAR_SIDE`) not applied: `far_factor(intervals.FAR_SIDE)` is the package's interval."""
+    the far side is the lower one: `far_factor(1.0)` is the package's interval."""
     found, reason = intervals.measured(figure, design)
     point, bounds = figure.point(), coverage.SCALE
     if found is None or point is None or reason is not None or not bounds[0] < point < bounds[1]:
@@ -168,7 +163,7 @@ def main() -> None:
             mark = " (the package)" if share == unseen.SHOWN_PART else ""
             table(f"near side's share {share:g}{mark}", pop, names, args.draws, package_interval, share)
     if "edgeworth" in tables:
-        title = f"with the Edgeworth term for skewness (plain quantiles, share {unseen.SHOWN_PART:g})"
+        title = f"with the Edgeworth term for skewness (share {unseen.SHOWN_PART:g})"
         table(title, pop, names, args.draws, skew_corrected, unseen.SHOWN_PART)
     if "far" in tables:
         far_tables(pop, [*names, *coverage.RELEASED], args.draws, args.far)
@@ -189,16 +184,11 @@ def table(title: str, pop, names: list[str], draws: int, make, share: float, wid
 
 
 def far_tables(pop, names: list[str], draws: int, factors: str) -> None:
-    """The far side's t quantile times each factor, at shares FAR_SHARES, widths relative to the package before the
-    factor (plain quantiles, share BEFORE_SHARE)."""
-    package, unseen.SHOWN_PART = unseen.SHOWN_PART, BEFORE_SHARE
-    try:
-        widths = {name: [cell(pop, name, n, draws, far_factor(1.0))[3] for n in SIZES] for name in names}
-    finally:
-        unseen.SHOWN_PART = package
+    """The far side's t quantile times each factor, at shares FAR_SHARES, widths relative to the package's."""
+    widths = {name: [cell(pop, name, n, draws, package_interval)[3] for n in SIZES] for name in names}
     for factor in (float(factor) for factor in factors.split(",")):
         for share in FAR_SHARES:
-            mark = ", the package" if (factor, share) == (intervals.FAR_SIDE, unseen.SHOWN_PART) else ""
+            mark = ", the package's" if share == unseen.SHOWN_PART else ""
             title = f"far side x {factor:g} (share {share:g}{mark})"
             table(title, pop, names, draws, far_factor(factor), share, widths)
 

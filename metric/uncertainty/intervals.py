@@ -7,10 +7,9 @@ scale [L, U] (HelloBench -300..100, a win rate 0..1) takes the t interval on log
 carried by the delta method, mapped back: the interval stays on the scale and reaches further towards the far bound,
 where a score near the top of the scale has its rare low values. Failures at that far end shape both sides
 (`unseen_failures`): the far side reaches as far as failures the sample does not show could have moved the figure
-(`unseen_reach`, learnt from the failures it does show, up to UNSEEN_RATE; its t quantile FAR_SIDE times the
-level's, for the long low tail a sample lacks) and the near side pays for that reach (`near_quantile`); where the
-sample shows failures the near side reaches no further than a sample showing more of them than their rate needs
-(`shown_reach`). A paired difference takes the reach on each side for the run whose failure
+(`unseen_reach`, learnt from the failures it does show, up to UNSEEN_RATE) and the near side pays for that reach
+(`near_quantile`); where the sample shows failures the near side reaches no further than a sample showing more of them
+than their rate needs (`shown_reach`). A paired difference takes the reach on each side for the run whose failure
 would move it that way (`comparison.failure_reaches`). Chosen by measured coverage (bench/interval_coverage.py,
 released and synthetic populations at 5, 10 and 30 prompts per task): bootstrap-t was wider for about the same
 coverage on single figures and covered paired differences less than t on the same SE; a fixed allowance (failures on
@@ -41,10 +40,6 @@ from .wilson import edge_bounds
 DEFAULT_ROUNDS = 2000
 DEFAULT_SEED = 0
 DEFAULT_LEVEL = 0.95
-FAR_SIDE = 1.05  # the far side's t quantile times this on a known scale: real scores have a long low tail that a
-# sample of 25-150 prompts often lacks, and HelloBench's held-out models with real zeros missed 2.8-5.0% on the far
-# side against 1.7-2.4% on the near one; at 1.05 2.3-4.1%, and the near side's share where failures show can be 0.3
-# (`unseen_failures.SHOWN_PART`): every rare-failure cell 93.3-97.1%, at most 3.1% wider (bench/near_side_frontier.py)
 
 
 def check_level(level: object) -> None:
@@ -140,9 +135,8 @@ def scale_interval(
 ) -> Interval:
     """The t interval on the logit of the figure's scale `bounds` (the SE by the delta method), mapped back; the
     plain t interval where the scale is not known or the figure sits on one of its bounds. On the side of the bound
-    farther from the figure its t quantile is FAR_SIDE times the level's and it reaches at least `reach` from the
-    figure (`unseen_reach`), within the scale; where the reach passes the level's own quantile on the logit the other
-    side takes what it leaves of the level (`near_quantile`; the factor itself is not paid for, as measured)."""
+    farther from the figure it reaches at least `reach` from the figure (`unseen_reach`), within the scale, and where
+    that passes the logit's own side the other side takes what it leaves of the level (`near_quantile`)."""
     if bounds is None or not bounds[0] < point < bounds[1] or not se > 0:
         return reaching(t_interval(point, se, df, n, level, bounds), reach, bounds)
     lowest, width = bounds[0], bounds[1] - bounds[0]
@@ -151,7 +145,7 @@ def scale_interval(
     centre, end = float(logit(share)), (point - reach if below else point + reach)
     far = abs(logit((end - lowest) / width) - centre) / (se * slope) if bounds[0] < end < bounds[1] else math.inf
     near = near_quantile(far, df, level)
-    q_low, q_high = (q * FAR_SIDE, near) if below else (near, q * FAR_SIDE)
+    q_low, q_high = (q, near) if below else (near, q)
     low = lowest + width * float(expit(centre - q_low * se * slope))
     high = lowest + width * float(expit(centre + q_high * se * slope))
     found = Interval(point, min(low, point), max(high, point), se, n, rounds=0, level=level, df=df)  # float rounding

@@ -18,16 +18,7 @@ import numpy as np
 from .design import Design
 from .figures import Figure
 from .groups import spread_only
-from .intervals import (
-    DEFAULT_LEVEL,
-    DEFAULT_ROUNDS,
-    DEFAULT_SEED,
-    FAR_SIDE,
-    Bounds,
-    Interval,
-    interval_reasons,
-    intervals,
-)
+from .intervals import DEFAULT_LEVEL, DEFAULT_ROUNDS, DEFAULT_SEED, Bounds, Interval, interval_reasons, intervals
 from .sparse import pooled_interval, pooled_method, sparse_strata
 from .units import UnitTable
 
@@ -42,9 +33,8 @@ def interval_method(
     per = f" per {design.stratified_by}" if design.stratified_by else ""
     return (
         f"{level:.0%} t interval over {design.describe()}: figure ± t(df) x SE on the logit of the figure's scale "
-        f"(mapped back, so it stays on the scale; the side towards its far end at {FAR_SIDE:g} x t(df), for the long "
-        f"low tail a sample lacks, and reaching for failures the sample does not show, the other side paying for that "
-        f"and reaching no further than failures it shows need), the SE "
+        f"(mapped back, so it stays on the scale; the side towards its far end reaching for failures the sample does "
+        f"not show, the other side paying for that and reaching no further than failures it shows need), the SE "
         f"linearized with the n/(n-1) small-sample factor{per}, df Welch-Satterthwaite's; refitted statistics: "
         f"bootstrap SE ({rounds} resamples, seed {seed}); none for a figure on one {design.unit}{per}"
     )

@@ -27,10 +27,9 @@ PAIRED_RATE = 0.01  # the same for each run of a paired difference, whose sides 
 EDGE_SHARE = 1e-9  # a unit this close to an end of the scale (as a share of the scale) sits at that end
 REACH_GRID = np.linspace(0.0, 1.0, 33)  # the failure rates searched, as shares of the allowed excess
 SHOWN_GRID = np.linspace(0.0, 1.0, 129)[1:]  # the failure rates searched below the share shown, as shares of it
-SHOWN_PART = 0.3  # the part of 1 - level the near side may miss by where a sample shows more failures than its rate:
-# at 0.3 models near the top failing on 0.2-0.5% of prompts or three times in one task cover 96.5-97.1% at 5-30
-# prompts per task (97.3-97.9% at 10-30 at 0.2); held-out models with real zeros fell to 92.6-92.9% at 0.3 until
-# the far side's quantile was 1.05 times the level's (`intervals.FAR_SIDE`): 93.3-95.2%
+SHOWN_PART = 0.2  # the part of 1 - level the near side may miss by where a sample shows more failures than its rate:
+# at 0.3 models near the top failing on 0.2-0.5% of prompts or three times in one task cover at most 97.1% at 10-30
+# prompts per task (97.3-97.9% at 0.2), but held-out models with real zeros fall to 92.6-92.9%
 # (bench/near_side_frontier.py, 8,000 draws per cell)
 
 

@@ -10,12 +10,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy.special import bdtr, logit, ndtr
+from scipy.special import bdtr, ndtr
 
 from longform_eval.metric.helloeval.weights import TASKS
 from longform_eval.metric.uncertainty import Design, affine, interval, mean, paired_difference, stratified_mean
 from longform_eval.metric.uncertainty.comparison import t_p_value
-from longform_eval.metric.uncertainty.intervals import FAR_SIDE, quantile, scale_interval
+from longform_eval.metric.uncertainty.intervals import quantile, scale_interval
 from longform_eval.metric.uncertainty.quantiles import t_cdf
 from longform_eval.metric.uncertainty.sparse import pooled_interval
 from longform_eval.metric.uncertainty.unseen_failures import SHOWN_PART, near_quantile, shown_reach, unseen_reach
@@ -197,24 +197,3 @@ def test_a_figure_in_the_lower_half_draws_its_upper_side_out_and_its_lower_side_
     reach = shown_reach(1, 150, 1.0 - found.point, rest.se * 149 / 150, LEVEL)
     assert plain.low < found.low == pytest.approx(found.point - reach, rel=0.02) and found.low < found.point
     assert found.high >= plain.high
-
-
-@pytest.mark.parametrize("point", [60.0, -260.0])
-def test_the_far_side_takes_a_t_quantile_longer_than_the_near_side_for_the_low_tail_a_sample_lacks(point):
-    """On a known scale the side towards the farther end takes FAR_SIDE (1.05) times the level's t quantile on the
-    logit, the near side the level's own (no reach for failures here); without a scale the plain t, both sides
-    alike."""
-    se, df, n = 4.0, 40.0, 50
-    found = scale_interval(point, se, df, n, LEVEL, SCALE)
-    share = (point - SCALE[0]) / (SCALE[1] - SCALE[0])
-    slope = 1 / (share * (1 - share) * (SCALE[1] - SCALE[0]))
-
-    def quantile_to(bound: float) -> float:
-        return abs(logit((bound - SCALE[0]) / (SCALE[1] - SCALE[0])) - logit(share)) / (se * slope)
-
-    far, near = (found.low, found.high) if point > -100 else (found.high, found.low)
-    assert quantile_to(far) == pytest.approx(FAR_SIDE * quantile(LEVEL, df), rel=1e-9)
-    assert quantile_to(near) == pytest.approx(quantile(LEVEL, df), rel=1e-9)
-    assert FAR_SIDE == 1.05
-    plain = scale_interval(point, se, df, n, LEVEL, None)
-    assert plain.point - plain.low == pytest.approx(plain.high - plain.point) == pytest.approx(quantile(LEVEL, df) * se)
