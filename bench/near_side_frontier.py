@@ -137,10 +137,12 @@ def cell(pop, name: str, per_task: int, draws: int, make) -> tuple[float, float,
 def row(pop, name: str, draws: int, make, widths: list[float] | None = None) -> str:
     """A population's cells; with `widths` (the package's mean widths per size), each cell's width relative to it."""
     cells = [cell(pop, name, n, draws, make) for n in SIZES]
-    bases = widths or [math.nan] * len(SIZES)
-    relative = [f", width {w / base - 1:+.1%}" if widths else "" for (*_, w), base in zip(cells, bases, strict=True)]
-    shown = zip(cells, relative, strict=True)
-    return " / ".join(f"{c:.1%} [{b:.1%} below, {a:.1%} above{r}]" for (c, b, a, _), r in shown)
+    if widths is None:
+        notes = [""] * len(SIZES)
+    else:
+        notes = [f", width {w / base - 1:+.1%}" for (*_, w), base in zip(cells, widths, strict=True)]
+    shown = zip(cells, notes, strict=True)
+    return " / ".join(f"{c:.1%} [{b:.1%} below, {a:.1%} above{note}]" for (c, b, a, _), note in shown)
 
 
 def main() -> None:
@@ -178,7 +180,7 @@ def table(title: str, pop, names: list[str], draws: int, make, share: float, wid
     unseen.SHOWN_PART = share
     try:
         for name in names:
-            print(f"| {name} | {row(pop, name, draws, make, widths and widths[name])} |", flush=True)
+            print(f"| {name} | {row(pop, name, draws, make, None if widths is None else widths[name])} |", flush=True)
     finally:
         unseen.SHOWN_PART = package
 
