@@ -1,7 +1,7 @@
 """A metric Space's page as a visitor meets it: it opens with its card's worked example in the fields and the
-example's result beside them, computed without a click, and the module's description in full (LongGenBench's
-`"<type> N"` shown as written, not taken for an HTML tag). The browser test starts each staged Space as the Hub
-starts it and screenshots its first view into the test's output folder, whose path is printed."""
+example's result beside them, rounded as the card prints it, and the module's description in full (LongGenBench's
+`"<type> N"` shown as written, not taken for an HTML tag). The browser opens each staged Space in
+test_staged_metric_spaces.py."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from spaces.test_app import browser, text_of, wait_for  # noqa: F401 (the browser fixture, reused)
 
 from longform_eval.metric.space_app import (
     build_app,
@@ -24,34 +23,8 @@ from longform_eval.metric.space_app import (
     rounded,
 )
 
-from .test_metric_spaces import (  # noqa: F401 (the staged fixture, reused)
-    CLAIM,
-    METRICS,
-    ORG,
-    card_example,
-    packaged_module,
-    run_example,
-    running_spaces,
-    staged,
-)
-
-# What each page shows first: a line of its example's input, and figures of its result (the card's claim).
-FIRST_VIEW = {
-    "helloeval": ("report_write", ["score", "50", "chat", "100"]),
-    "longbench_write": ("Breadth and Depth", ["s_l", "66.67", "s_q", "75", "70.83"]),
-    "longgenbench": ("skyscraper", ["cr", "75", "stic1", "50", "stic2", "33.33", "wavg", "25"]),
-    "pairwise": ("equally_good", ["agreement", "0.667", "cohen_kappa", "0.5"]),
-}
-RAW = ("66.666", "33.333", "70.833", "0.6666", "0.4999")  # what the pages showed before they rounded (issue 49)
-# LongGenBench's definitions, as its description words them
-DEFINITIONS = [
-    'identified by the first "<type> N" in each block',
-    "CR is the share of expected sub-tasks present",
-    "STIC-1 = yes / judged checks",
-    "STIC-2 = yes / all checks",
-    "wAvg = CR * STIC-2 / 100",
-    "This is the benchmark of Wu et al.",
-]
+from .staged_spaces import METRICS, ORG
+from .test_metric_spaces import CLAIM, card_example, packaged_module, run_example
 
 
 def package_folder(name: str) -> Path:
@@ -124,29 +97,3 @@ def test_markup_outside_code_is_escaped_and_code_is_left_as_written():
     )
     description = literal_markup(packaged_module("longgenbench").description)
     assert "<" not in description and 'the first "&lt;type&gt; N" in each block' in description
-
-
-def shown_json(driver) -> str:
-    """The result's text as the page shows it (gradio's JSON view: one `key: value` a line)."""
-    return text_of(driver, "#result")
-
-
-@pytest.mark.slow
-def test_each_staged_metric_space_opens_with_its_example_computed(staged, browser, tmp_path):  # noqa: F811
-    from selenium.webdriver.common.by import By
-
-    print(f"screenshots: {tmp_path}")
-    with running_spaces({name: staged / name for name in METRICS}, tmp_path / "logs") as spaces:
-        for name, (_, url) in spaces.items():
-            example_line, figures = FIRST_VIEW[name]
-            browser.get(url)
-            shown = wait_for(lambda key=figures[0]: shown_json(browser) if key in shown_json(browser) else None)
-            assert all(figure in shown for figure in figures), (name, shown)
-            assert not any(raw in shown for raw in RAW), (name, shown)
-            page = browser.find_element(By.TAG_NAME, "body").text
-            assert example_line in page and "predictions: empty" not in page, name
-            browser.save_screenshot(str(tmp_path / f"{name}.png"))
-            assert (tmp_path / f"{name}.png").stat().st_size > 0
-            if name == "longgenbench":
-                description = text_of(browser, "#description")
-                assert all(definition in description for definition in DEFINITIONS), description

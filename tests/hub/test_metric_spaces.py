@@ -1,22 +1,12 @@
-"""The metric Spaces as `publish --stage` writes them: every Space card declares the gradio the package pins, and
-each metric Space starts as the Hub starts it (`python app.py` in its folder, nothing of the checkout on the path
-but the installed package) and answers its card's example on `/compute` as `evaluate` does in-process.
-(tests/hub/test_card_code.py runs every card's code against the Hub stand-in.)"""
+"""The metric Spaces as `publish --stage` writes them: every Space card declares the gradio the package pins and links
+the datasets it serves, and each page computes what its module computes. (test_staged_metric_spaces.py starts each
+Space as the Hub starts it; tests/hub/test_card_code.py runs every card's code against the Hub stand-in.)"""
 
 from __future__ import annotations
 
 import ast
-import importlib
-import json
-import os
 import re
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from importlib import resources
 from importlib.metadata import requires
 from pathlib import Path
@@ -28,21 +18,12 @@ import yaml
 from packaging.requirements import Requirement
 
 from longform_eval.dataset_builder.folder import package_version
-from longform_eval.inference.cli import main
 from longform_eval.inference.hub.release_plan import arena_repo, metric_names, metric_repo
 from longform_eval.metric.space_app import describe, input_columns, json_compute, other_arguments, rounded
 
-ORG = "metric-org"
-METRICS = ["helloeval", "longbench_write", "longgenbench", "pairwise"]
+from .staged_spaces import ORG
+
 COLUMNS = ("predictions", "references")  # the input columns of the four metrics; the rest is `other_arguments`
-START_SECONDS = 120  # four Spaces starting at once on a busy machine (evaluate imports transformers)
-OFFLINE = {
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "HF_EVALUATE_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "GRADIO_ANALYTICS_ENABLED": "False",
-}
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
 CLAIM = re.compile(r"^# [^{\n]*(\{.*\})$", re.M)  # `# {'score': 50.0, ...}` or `# among its keys: {...}`
 
@@ -192,90 +173,3 @@ def run_example(block: str, name: str, folder: Path, monkeypatch) -> tuple[dict,
     (recording,) = recordings
     (arguments,) = recording.calls
     return arguments, namespace["result"]
-
-
-# The staged Spaces, started as the Hub starts them
-
-
-@pytest.fixture(scope="module")
-def staged(shared_data, tmp_path_factory) -> Path:
-    """`publish --org ORG --stage DIR`: the folder of the metric Spaces."""
-    out = tmp_path_factory.mktemp("release") / "stage"
-    assert main(["publish", "--org", ORG, "--stage", str(out), "--source", str(shared_data)]) == 0
-    return out / "spaces" / ORG
-
-
-def free_ports(count: int) -> list[int]:
-    """`count` distinct free ports (all held at once while chosen)."""
-    with ExitStack() as stack:
-        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-
-
-def wait_until_answers(process: subprocess.Popen, url: str, log: Path, deadline: float) -> None:
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                assert response.status == 200
-                return
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"{url} did not answer:\n{log.read_text(encoding='utf-8')[-3000:]}") from None
-            time.sleep(0.3)
-
-
-@contextmanager
-def running_spaces(folders: dict[str, Path], logs: Path) -> Iterator[dict[str, tuple[subprocess.Popen, str]]]:
-    """`python app.py` in each folder, all at once, with nothing of the checkout on the path but the installed
-    package: name -> (process, url), once every one answers."""
-    logs.mkdir()
-    started: dict[str, tuple[subprocess.Popen, str]] = {}
-    try:
-        for (name, folder), port in zip(folders.items(), free_ports(len(folders)), strict=True):
-            env = os.environ | OFFLINE | {"PYTHONPATH": "", "HF_HOME": str(logs / f"hf-{name}")}
-            env |= {"GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(port)}
-            with open(logs / f"{name}.log", "w", encoding="utf-8") as log:
-                process = subprocess.Popen(
-                    [sys.executable, "app.py"], cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT
-                )
-            started[name] = process, f"http://127.0.0.1:{port}/"
-        deadline = time.monotonic() + START_SECONDS
-        for name, (process, url) in started.items():
-            wait_until_answers(process, url, logs / f"{name}.log", deadline)
-        yield started
-    finally:
-        for process, _ in started.values():
-            process.kill()
-            process.wait(timeout=30)
-
-
-@pytest.mark.slow
-def test_each_staged_metric_space_starts_and_answers_its_card_examples_as_evaluate_does(staged, tmp_path, monkeypatch):
-    from gradio_client import Client
-    from gradio_client.exceptions import AppError
-
-    assert sorted(p.name for p in staged.iterdir() if (p / f"{p.name}.py").is_file()) == METRICS
-    with running_spaces({name: staged / name for name in METRICS}, tmp_path / "logs") as spaces:
-        for name, (process, url) in spaces.items():
-            example = card_example(staged / name)
-            arguments, expected = run_example(example, name, staged / name, monkeypatch)
-            assert_claim(expected, example)
-            fields = {column: json.dumps(arguments[column]) for column in COLUMNS}
-            others = json.dumps({key: value for key, value in arguments.items() if key not in COLUMNS})
-            client = Client(url, verbose=False)
-            served = client.predict(**fields, other_arguments=others, api_name="/compute")
-            digits = importlib.import_module(f"longform_eval.metric.{name}.example").DIGITS
-            expected = rounded(json.loads(json.dumps(expected)), digits)  # as the card prints it
-            assert served == pytest.approx(expected), name
-
-            with pytest.raises(AppError, match=r"^predictions: not valid JSON \(Expecting value"):
-                client.predict(predictions="[oops", references=fields["references"], api_name="/compute")
-            with pytest.raises(AppError, match="(?i)mismatch in the number of predictions"):
-                longer = json.dumps([*arguments["references"], arguments["references"][0]])
-                client.predict(predictions=fields["predictions"], references=longer, api_name="/compute")
-            with pytest.raises(AppError, match=r"^other_arguments: unknown nonsense \(known: "):
-                client.predict(**fields, other_arguments='{"nonsense": 1}', api_name="/compute")
-            assert process.poll() is None, name  # still serving after the bad input
-            assert client.predict(**fields, other_arguments=others, api_name="/compute") == pytest.approx(expected)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from gradio_client import Client
-from hub import test_metric_spaces
-from hub.test_metric_spaces import OFFLINE, wait_until_answers
+from hub import staged_spaces
+from hub.staged_spaces import OFFLINE, wait_until_answers
 from inference.fault_server import FaultServer
 
 from longform_eval.spaces.storage import VoteStore
@@ -22,7 +22,7 @@ from longform_eval.spaces.storage import VoteStore
 from .conftest import free_port
 from .test_bounded_spaces import battles, texts
 
-staged = test_metric_spaces.staged  # the fixture: `publish --stage` of every Space
+staged = staged_spaces.staged  # the fixture: `publish --stage` of every Space
 PROMPT_EXIT_S = 12.0  # the stop's grace (3 s) and the Hub-free hooks, with room for a busy machine
 
 
