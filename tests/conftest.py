@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -18,8 +20,19 @@ for variable, value in {
 }.items():
     os.environ.setdefault(variable, value)
 
-# Dataset folders the runner builds on first use go to a fresh cache per test session.
-os.environ.setdefault("LONGFORM_EVAL_CACHE", tempfile.mkdtemp(prefix="longform-eval-cache-"))
+
+def fresh_cache() -> None:
+    """Dataset folders the runner builds on first use go to a fresh cache per test session (about 90 MB), removed
+    when the process that made it exits (pytest-xdist's workers share their controller's); a cache the environment
+    names is kept."""
+    if "LONGFORM_EVAL_CACHE" in os.environ:
+        return
+    made = tempfile.mkdtemp(prefix="longform-eval-cache-")
+    os.environ["LONGFORM_EVAL_CACHE"] = made
+    atexit.register(shutil.rmtree, made, ignore_errors=True)
+
+
+fresh_cache()
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("LONGFORM_EVAL_SOURCE", REPO.parent / "shared" / "data"))
