@@ -118,9 +118,20 @@ def reshaped(figure, design: Design, adjust, level: float = 0.95):
     return intervals.drawn_in(made, unseen.shown_reach(failed, n, distance, rest, level), bounds)
 
 
+CELLS: dict[tuple, tuple[float, float, float, float]] = {}  # by (name, size, draws, maker, share): the far tables'
+# reference widths are the package's cells, which the shares table at the package's share has drawn already
+
+
 def cell(pop, name: str, per_task: int, draws: int, make) -> tuple[float, float, float, float]:
     """(coverage, misses below, misses above, mean width) over `draws` benchmarks of `per_task` prompts per task
-    (the same draws for every maker)."""
+    (the same draws for every maker), drawn once per maker and share."""
+    key = (name, per_task, draws, make, unseen.SHOWN_PART)
+    if key not in CELLS:
+        CELLS[key] = drawn_cell(pop, name, per_task, draws, make)
+    return CELLS[key]
+
+
+def drawn_cell(pop, name: str, per_task: int, draws: int, make) -> tuple[float, float, float, float]:
     rows = pop.rows(name)
     truth, by_task, rng = pop.truth(name, rows), pop.by_task(rows), np.random.default_rng(per_task)
     held, below, width = 0, 0, 0.0
