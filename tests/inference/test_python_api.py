@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 import longform_eval as le
+from longform_eval.inference.runner.inputs import records_hash
 
 from .conftest import chat_run, write_replay
 
@@ -183,6 +184,8 @@ def test_the_cli_and_the_api_write_the_same_run(gpt4o_replays, tmp_path):
     config = {name: yaml.safe_load((tmp_path / name / "config.yaml").read_text()) for name in ("cli", "api")}
     assert config["cli"] == config["api"] and config["api"]["selection"]["per_group"] == 3
     scores = {name: read_json(tmp_path / name / "scores.json") for name in ("cli", "api")}
+    for name, figures_of_run in scores.items():  # each knows its own logs, whose timings may differ (`seconds`)
+        assert figures_of_run.pop("inputs") == records_hash(tmp_path / name)
     # the same rows, replies and bootstrap seed: every figure, intervals included, is computed from the same inputs
     assert scores["cli"] == scores["api"] and scores["api"]["n_scored"] == 3  # one group (the task)
     assert (tmp_path / "cli" / "report.md").is_file() and (tmp_path / "api" / "report.md").is_file()
