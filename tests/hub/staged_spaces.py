@@ -8,12 +8,12 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
+from answering import wait_until_answers
 
 from longform_eval.inference.cli import main
 
@@ -46,18 +46,6 @@ def free_ports(count: int) -> list[int]:
         return [s.getsockname()[1] for s in sockets]
 
 
-def wait_until_answers(process: subprocess.Popen, url: str, log: Path, deadline: float) -> None:
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                assert response.status == 200
-                return
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"{url} did not answer:\n{log.read_text(encoding='utf-8')[-3000:]}") from None
-            time.sleep(0.3)
-
-
 @contextmanager
 def running_spaces(folders: dict[str, Path], logs: Path) -> Iterator[dict[str, tuple[subprocess.Popen, str]]]:
     """`python app.py` in each folder, all at once, with nothing of the checkout on the path but the installed
@@ -75,7 +63,7 @@ def running_spaces(folders: dict[str, Path], logs: Path) -> Iterator[dict[str, t
             started[name] = process, f"http://127.0.0.1:{port}/"
         deadline = time.monotonic() + START_SECONDS
         for name, (process, url) in started.items():
-            wait_until_answers(process, url, logs / f"{name}.log", deadline)
+            wait_until_answers(process, url, deadline, logs / f"{name}.log")
         yield started
     finally:
         for process, _ in started.values():

@@ -4,7 +4,8 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
+
+from answering import wait_until_answers
 
 from longform_eval.inference.backends.base import Result
 from longform_eval.metric.pairwise import Outcome
@@ -67,16 +68,7 @@ def test_space_command_serves_the_app_where_gradio_server_name_says(tmp_path, sh
         env=environ,
     )
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.2:{port}/", timeout=5) as response:
-                    assert response.status == 200
-                    break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(process.stdout.read().decode()[-2000:]) from None
-                time.sleep(0.5)
+        wait_until_answers(process, f"http://127.0.0.2:{port}/", time.monotonic() + 120)
         assert (tmp_path / "v.sqlite").is_file()
     finally:
         process.terminate()

@@ -9,12 +9,12 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from answering import wait_until_answers
 
 from longform_eval.inference.benchmarks import Selection, create_benchmark
 from longform_eval.inference.benchmarks.rows import benchmark_rows
@@ -122,20 +122,6 @@ def test_a_run_against_a_baseline_run_pairs_with_it_and_both_folders_give_one_mo
     assert damaged.models() == [model] and damaged.items() == []  # the run's own answers still load
 
 
-def wait_for_app(process: subprocess.Popen, url: str, timeout: float = 180) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                assert response.status == 200
-                return
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError(process.communicate(timeout=30)[0].decode()[-3000:]) from None
-            time.sleep(0.5)
-
-
 @pytest.mark.slow
 def test_space_runs_one_reference_run_300_votes_from_30_clients_are_stored_exactly(reference_run, questions, tmp_path):
     from gradio_client import Client
@@ -152,7 +138,7 @@ def test_space_runs_one_reference_run_300_votes_from_30_clients_are_stored_exact
     url = f"http://127.0.0.1:{port}/"
     labels = list(VOTES)
     try:
-        wait_for_app(process, url)
+        wait_until_answers(process, url, time.monotonic() + 180)
         # plain HTTP on this machine: ssl_verify=False spares gradio_client a certificate load per request (40 ms)
         assert Client(url, verbose=False, ssl_verify=False).predict("ann", api_name="/vote_A") == NO_PAIR
 

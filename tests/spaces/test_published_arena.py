@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from answering import wait_until_answers
 from gradio_client import Client
 
 from longform_eval.spaces.storage import VoteStore
@@ -47,17 +48,8 @@ def start(folder: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
         [sys.executable, "app.py"], cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                assert response.status == 200
-                return process, url
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError(process.communicate(timeout=30)[0].decode()[-3000:]) from None
-            time.sleep(0.5)
+    wait_until_answers(process, url, time.monotonic() + 180)
+    return process, url
 
 
 def opening_event(url: str) -> tuple[str, set[str]]:

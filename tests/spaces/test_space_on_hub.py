@@ -7,10 +7,10 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from answering import wait_until_answers
 from hub_standin import FAKE_TOKEN
 from huggingface_hub import HfApi
 
@@ -116,17 +116,8 @@ def start_space(hub, disk: Path, runs: str, every: str) -> tuple[subprocess.Pope
         env=env,
     )
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                assert response.status == 200
-                return process, url
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError(process.communicate(timeout=30)[0].decode()[-3000:]) from None
-            time.sleep(0.3)
+    wait_until_answers(process, url, time.monotonic() + 90)
+    return process, url
 
 
 def cast(url: str, count: int, annotator: str) -> None:

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from answering import wait_until_answers
 from gradio_client import Client
 from hub import staged_spaces
-from hub.staged_spaces import OFFLINE, wait_until_answers
+from hub.staged_spaces import OFFLINE
 from inference.fault_server import FaultServer
 
 from longform_eval.spaces.storage import VoteStore
@@ -39,11 +40,7 @@ def start(folder: Path, env: dict[str, str], log: Path) -> tuple[subprocess.Pope
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}/"
-    try:
-        wait_until_answers(process, url, log, time.monotonic() + 180)
-    except AssertionError:
-        process.kill()
-        raise
+    wait_until_answers(process, url, time.monotonic() + 180, log)
     return process, url
 
 

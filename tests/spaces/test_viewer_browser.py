@@ -12,10 +12,10 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from answering import wait_until_answers
 
 from .conftest import free_port
 from .test_app import browser, text_of, wait_for  # noqa: F401 (the browser fixture, reused)
@@ -30,17 +30,8 @@ def start_view(runs: list[Path]) -> tuple[subprocess.Popen, str]:
     command = [sys.executable, "-m", "longform_eval.inference.cli.main", "view", *map(str, runs), "--port", str(port)]
     process = subprocess.Popen(command, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as response:
-                assert response.status == 200
-                return process, url
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError(process.communicate(timeout=30)[0].decode()[-3000:]) from None
-            time.sleep(0.5)
+    wait_until_answers(process, url, time.monotonic() + 180)
+    return process, url
 
 
 @pytest.fixture(scope="module")
